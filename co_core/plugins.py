@@ -1,0 +1,217 @@
+"""The plugin host: finds plugins through the ``co`` entry-point group and calls their hooks.
+
+A plugin must never take Co down. One that fails to import, or raises inside a hook, is
+named in a single warning line, unregistered, and reported as failed by ``co plugins``;
+everything else keeps working. Hooks are therefore called one implementation at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, Literal
+
+import pluggy
+
+from co_core import hookspecs
+from co_core.tools import ToolRegistry, ToolSpec
+
+GROUP = "co"
+CORE_PLUGIN = "core"
+Status = Literal["loaded", "failed", "disabled"]
+
+
+@dataclass
+class PluginInfo:
+    name: str
+    module: str
+    distribution: str | None = None
+    version: str | None = None
+    status: Status = "loaded"
+    error: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    tools: list[ToolSpec] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "module": self.module,
+            "distribution": self.distribution,
+            "version": self.version,
+            "status": self.status,
+            "error": self.error,
+            "hooks": self.hooks,
+            "tools": [t.name for t in self.tools],
+        }
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class Registered:
+    """Something a plugin registered by name (a settings section, a deps factory, a check)."""
+
+    plugin: str
+    value: Any
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def load_filter() -> set[str] | None:
+    """``CO_LOAD_PLUGINS=a,b`` loads only those; set but empty loads none; unset loads all."""
+    raw = os.environ.get("CO_LOAD_PLUGINS")
+    if raw is None:
+        return None
+    return {name.strip() for name in raw.split(",") if name.strip()}
+
+
+class PluginHost:
+    """Owns the pluggy manager and what is known about each plugin."""
+
+    def __init__(self, *, warn: Callable[[str], None] | None = None) -> None:
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        self.plugins: dict[str, PluginInfo] = {}
+        self._warn = warn or (lambda message: print(f"co: warning: {message}", file=sys.stderr))
+        self._tools: list[ToolSpec] | None = None
+
+    # -- loading ---------------------------------------------------------------------
+
+    def load_entry_points(self, disabled: Iterable[str] = ()) -> None:
+        only = load_filter()
+        blocked = set(disabled)
+        for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+            if ep.name in self.plugins:
+                continue
+            info = PluginInfo(ep.name, ep.value, *_distribution(ep))
+            self.plugins[ep.name] = info
+            if (only is not None and ep.name not in only) or ep.name in blocked:
+                info.status = "disabled"
+                continue
+            try:
+                module = ep.load()
+                self.pm.register(module, name=ep.name)
+            except Exception as exc:  # a broken plugin is reported, never fatal
+                self.fail(ep.name, exc, "failed to load")
+                continue
+            info.hooks = self._hook_names(ep.name)
+
+    def register(self, plugin: object, name: str, *, listed: bool = True) -> None:
+        """Register an in-process plugin (the core's own hooks, or one under test)."""
+        self.pm.register(plugin, name=name)
+        if listed:
+            module = getattr(plugin, "__name__", type(plugin).__name__)
+            self.plugins[name] = PluginInfo(name, module, hooks=self._hook_names(name))
+        self._tools = None
+
+    def unregister(self, name: str) -> None:
+        if self.pm.get_plugin(name) is not None:
+            self.pm.unregister(name=name)
+        self.plugins.pop(name, None)
+        self._tools = None
+
+    def _hook_names(self, name: str) -> list[str]:
+        plugin = self.pm.get_plugin(name)
+        callers = self.pm.get_hookcallers(plugin) or [] if plugin is not None else []
+        return sorted(caller.name for caller in callers)
+
+    def fail(self, name: str, exc: BaseException, doing: str) -> None:
+        self._warn(f"plugin {name!r} {doing} and was skipped: {_describe(exc)}")
+        info = self.plugins.setdefault(name, PluginInfo(name, "?"))
+        info.status, info.error = "failed", _describe(exc)
+        if self.pm.get_plugin(name) is not None:
+            self.pm.unregister(name=name)
+        self._tools = None
+
+    # -- calling ---------------------------------------------------------------------
+
+    def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call every implementation of a hook, isolating failures: [(plugin, result)]."""
+        hook = getattr(self.pm.hook, hook_name)
+        results = []
+        for impl in sorted(hook.get_hookimpls(), key=lambda i: i.plugin_name):
+            try:
+                result = impl.function(*[kwargs[arg] for arg in impl.argnames])
+            except Exception as exc:  # isolate: one plugin's bug is not Co's crash
+                self.fail(impl.plugin_name, exc, f"raised in {hook_name}")
+                continue
+            results.append((impl.plugin_name, result))
+        return results
+
+    def collect(self, hook_name: str, make_register: Callable[[str], Callable[..., Any]]) -> None:
+        """Call a ``register``-style hook with a per-plugin register callback."""
+        hook = getattr(self.pm.hook, hook_name)
+        for impl in sorted(hook.get_hookimpls(), key=lambda i: i.plugin_name):
+            try:
+                impl.function(*[make_register(impl.plugin_name) for _ in impl.argnames])
+            except Exception as exc:
+                self.fail(impl.plugin_name, exc, f"raised in {hook_name}")
+
+    # -- what plugins give ---------------------------------------------------------------
+
+    def tools(self) -> list[ToolSpec]:
+        """Every tool of every loaded plugin (declarations only; nothing is imported)."""
+        if self._tools is None:
+            registries: dict[str, ToolRegistry] = {}
+
+            def make(plugin: str) -> ToolRegistry:
+                return registries.setdefault(plugin, ToolRegistry(plugin))
+
+            self.collect("register_tools", make)
+            specs: list[ToolSpec] = []
+            seen: dict[str, str] = {}
+            for plugin, registry in sorted(registries.items()):
+                if plugin not in self._loaded_names():
+                    continue  # failed while registering: drop what it half-registered
+                for spec in registry.specs:
+                    if spec.name in seen:
+                        self._warn(
+                            f"plugin {plugin!r} tool {spec.name!r} skipped: "
+                            f"plugin {seen[spec.name]!r} already has a tool by that name"
+                        )
+                        continue
+                    seen[spec.name] = plugin
+                    specs.append(spec)
+                if plugin in self.plugins:
+                    self.plugins[plugin].tools = [s for s in specs if s.plugin == plugin]
+            self._tools = specs
+        return self._tools
+
+    def named(self, hook_name: str, kind: str) -> dict[str, Registered]:
+        """Collect ``register(name, value, **options)`` calls; the first plugin to claim a name wins."""
+        found: dict[str, Registered] = {}
+
+        def make(plugin: str) -> Callable[..., None]:
+            def register(name: str, value: Any, **options: Any) -> None:
+                if name in found and found[name].plugin != plugin:
+                    self._warn(
+                        f"plugin {plugin!r} {kind} {name!r} skipped: {found[name].plugin!r} has it"
+                    )
+                    return
+                found[name] = Registered(plugin, value, options)
+
+            return register
+
+        self.collect(hook_name, make)
+        loaded = self._loaded_names()
+        return {name: entry for name, entry in found.items() if entry.plugin in loaded}
+
+    def _loaded_names(self) -> set[str]:
+        return {name for name, _ in self.pm.list_name_plugin()}
+
+    def listed(self) -> list[PluginInfo]:
+        """Plugins for ``co plugins`` (the core's own hooks are not listed)."""
+        self.tools()
+        return [info for name, info in sorted(self.plugins.items()) if name != CORE_PLUGIN]
+
+
+def _distribution(ep: EntryPoint) -> tuple[str | None, str | None]:
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return None, None
+    return dist.metadata["Name"], dist.version
