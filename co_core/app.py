@@ -14,6 +14,7 @@ from co_core import paths, trust
 from co_core.plugins import CORE_PLUGIN, PluginHost
 
 if TYPE_CHECKING:
+    from co_core.deps import CoDeps
     from co_core.settings import Settings
 
 
@@ -59,6 +60,18 @@ class App:
             for notice in self._settings.notices:
                 self.warn(notice)
         return self._settings
+
+    def make_deps(self, workspace: Path | None = None, session_id: str | None = None) -> CoDeps:
+        """The deps for a run: settings plus every plugin's lazily built resources."""
+        from co_core.deps import CoDeps, Resources
+
+        factories = {
+            name: e.value for name, e in self.host.named("register_deps", "resource").items()
+        }
+        deps = CoDeps(self.settings, Resources(factories, self.settings), workspace or self.cwd)
+        if session_id:
+            deps.session_id = session_id
+        return deps
 
     def settings_models(self) -> dict[str, Any]:
         from pydantic import BaseModel

@@ -20,7 +20,7 @@ def _bind(check: Callable[..., Any], app: App) -> Callable[[], Any]:
 
 def collect_status(app: App) -> list[CheckRow]:
     try:
-        app.settings
+        _ = app.settings  # validate now: a bad file is the one row worth showing
     except SettingsError as exc:
         return [CheckRow("settings", "core", "fail", str(exc), 0.0)]
     checks = [
