@@ -1,0 +1,143 @@
+"""Turn ``--model`` / the ``model`` setting into a pydantic-ai model.
+
+``provider:name`` forms: ``ollama:`` (default, OLLAMA_HOST), ``gemini:`` (GEMINI_API_KEY),
+``openai-compatible:`` (with ``--base-url``), ``local`` (llama.cpp started by Co), and any
+other pydantic-ai model string (``anthropic:...``, ``openai:...``). ``function:mod:attr``
+loads a scripted pydantic-ai model from Python (tests and benchmarks).
+With no model chosen, Co picks Ollama if it answers, else Gemini if a key is set, else
+``local`` if installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from co_core import local_model
+from co_core.errors import CoError
+from co_core.settings import Settings
+
+NO_MODEL = (
+    "no model available. Pick one of: "
+    "(1) run Ollama (https://ollama.com) and `ollama pull qwen3:4b`; "
+    "(2) set GEMINI_API_KEY for Gemini; "
+    '(3) pip install "co-core[local]" for the built-in local model (--model local).'
+)
+
+
+@dataclass
+class ResolvedModel:
+    """The model to talk to, its label for the user, and what must be stopped on exit."""
+
+    model: Any
+    label: str
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        while self.closers:
+            self.closers.pop()()
+
+
+def ollama_answers(host: str, timeout: float = 0.5) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"{host.rstrip('/')}/api/tags", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def auto_choice(settings: Settings) -> str:
+    core = settings.core
+    if ollama_answers(core.ollama_host):
+        return f"ollama:{core.ollama_model}"
+    if core.gemini_api_key is not None and core.gemini_api_key.get_secret_value():
+        return f"gemini:{core.gemini_model}"
+    if local_model.installed() and local_model.default_gguf() is not None:
+        return "local"
+    raise CoError(NO_MODEL)
+
+
+def compat_model(name: str, base_url: str, api_key: str | None, system: str) -> Any:
+    """An OpenAI-compatible model with the quirks of local servers handled."""
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.profiles import ModelProfile
+    from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
+
+    class CompatChatModel(OpenAIChatModel):
+        """llama.cpp's server rejects an assistant message whose content is null: send ""."""
+
+        async def _map_messages(self, *args: Any, **kwargs: Any) -> Any:
+            messages = await super()._map_messages(*args, **kwargs)
+            for message in messages:
+                if message.get("role") == "assistant" and message.get("content") is None:
+                    message["content"] = ""  # type: ignore[typeddict-item]
+            return messages
+
+    provider = OpenAICompatibleProvider(system, base_url=base_url, api_key=api_key or "none")
+    # Many servers lack tool_choice="required"; never send it.
+    profile = ModelProfile(supports_forced_tool_choice=False)
+    return CompatChatModel(name, provider=provider, profile=profile)
+
+
+def _function_model(target: str) -> Any:
+    module_name, _, attr = target.partition(":")
+    try:
+        made = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise CoError(f"cannot load scripted model {target!r}: {exc}") from exc
+    return made() if callable(made) and not hasattr(made, "request") else made
+
+
+def resolve(spec: str | None, settings: Settings, base_url: str | None = None) -> ResolvedModel:
+    """Build the model for ``spec`` (None: choose automatically). Raises CoError with a hint."""
+    core = settings.core
+    spec = (spec or core.model or "").strip() or auto_choice(settings)
+    provider, _, name = spec.partition(":")
+    if spec == "local":
+        server = local_model.from_settings(settings.section("local"))
+        url = server.start()
+        model = compat_model("local", url, None, "llama-cpp")
+        return ResolvedModel(model, f"local ({server.model_path.name})", [server.stop])
+    if provider == "function":
+        return ResolvedModel(_function_model(name), spec)
+    if not name:
+        raise CoError(
+            f"model {spec!r} should look like provider:name, e.g. ollama:qwen3:4b, "
+            "gemini:gemini-2.5-flash, openai-compatible:NAME --base-url URL, or local"
+        )
+    if provider == "ollama":
+        from pydantic_ai.models.openai import OpenAIChatModel
+        from pydantic_ai.providers.ollama import OllamaProvider
+
+        url = core.ollama_host.rstrip("/") + "/v1"
+        return ResolvedModel(OpenAIChatModel(name, provider=OllamaProvider(base_url=url)), spec)
+    if provider == "gemini":
+        key = core.gemini_api_key.get_secret_value() if core.gemini_api_key else ""
+        if not key:
+            raise CoError(
+                "gemini needs an API key: set GEMINI_API_KEY (or `co config set gemini_api_key ...`)"
+            )
+        from pydantic_ai.models.google import GoogleModel
+        from pydantic_ai.providers.google import GoogleProvider
+
+        return ResolvedModel(GoogleModel(name, provider=GoogleProvider(api_key=key)), spec)
+    if provider == "openai-compatible":
+        url = base_url or core.base_url
+        if not url:
+            raise CoError(
+                "openai-compatible models need a server URL: --base-url http://HOST:PORT/v1 "
+                "(or setting base_url / CO_BASE_URL)"
+            )
+        key = core.api_key.get_secret_value() if core.api_key else None
+        return ResolvedModel(compat_model(name, url, key, "openai-compatible"), spec)
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.models import infer_model
+
+    try:
+        return ResolvedModel(infer_model(spec), spec)
+    except (UserError, ValueError, ImportError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CoError(f"model {spec!r}: {first}") from None

@@ -1,0 +1,196 @@
+"""A conversation: the agent, its deps, the model and the history, one turn at a time.
+
+Both ``co chat`` and ``co ask`` drive a Session. It keeps the message history across
+turns, keeps it valid when a turn is cancelled (dangling tool calls answered), and
+closes every resource (deps, a local model server) however the session ends.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from co_core.app import App
+
+if TYPE_CHECKING:
+    from co_core.agent import CallRecord, CoAgent, Runtime
+    from co_core.deps import CoDeps
+    from co_core.models import ResolvedModel
+
+
+@dataclass
+class TurnResult:
+    output: str
+    calls: list[CallRecord]
+    usage: dict[str, int]
+    model: str
+
+
+@dataclass
+class Session:
+    app: App
+    model_spec: str | None = None
+    base_url: str | None = None
+    yolo: bool = False
+    history: list[Any] = field(default_factory=list)
+    _agent: CoAgent | None = None
+    _deps: CoDeps | None = None
+    _model: ResolvedModel | None = None
+    _error: BaseException | None = None
+    _ready: threading.Event = field(default_factory=threading.Event)
+
+    # -- preparation (may run in a background thread while the user types) ------------
+
+    def prepare(self) -> None:
+        try:
+            from co_core.agent import build_agent
+
+            settings = self.app.settings
+            self._agent = build_agent(self.app.host, settings, warn=self.app.warn)
+            self._deps = self.app.make_deps()
+        except BaseException as exc:  # reported when the first turn needs it
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    def prepare_in_background(self) -> None:
+        threading.Thread(target=self.prepare, name="co-prepare", daemon=True).start()
+
+    def ready(self) -> CoAgent:
+        if not self._ready.is_set():
+            self._ready.wait()
+        if self._error is not None:
+            error, self._error = self._error, None
+            self._ready.clear()
+            raise error
+        assert self._agent is not None
+        return self._agent
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.ready().runtime
+
+    @property
+    def deps(self) -> CoDeps:
+        self.ready()
+        assert self._deps is not None
+        return self._deps
+
+    def model(self) -> ResolvedModel:
+        if self._model is None:
+            from co_core.models import resolve
+
+            self._model = resolve(self.model_spec, self.app.settings, self.base_url)
+        return self._model
+
+    @property
+    def model_label(self) -> str:
+        return (
+            self._model.label
+            if self._model
+            else (self.model_spec or self.app.settings.core.model or "auto")
+        )
+
+    def set_model(self, spec: str) -> str:
+        """Switch model mid-session (``/model``); the history is kept."""
+        from co_core.models import resolve
+
+        new = resolve(spec, self.app.settings, self.base_url)
+        if self._model is not None:
+            self._model.close()
+        self._model, self.model_spec = new, spec
+        return new.label
+
+    # -- turns --------------------------------------------------------------------------
+
+    async def run_turn(
+        self,
+        prompt: str,
+        on_event: Callable[[Any], Awaitable[None]] | None = None,
+    ) -> TurnResult:
+        """One user turn. On cancel (Ctrl+C) the partial turn is kept, dangling calls patched."""
+        import asyncio
+
+        from co_core.agent import patch_dangling
+
+        co = self.ready()
+        model = self.model()
+        deps = self.deps
+        assert deps.changes is not None
+        deps.changes.next_turn()
+        co.runtime.records = {}
+        co.runtime.live_messages = None
+
+        async def handler(ctx: Any, events: Any) -> None:
+            async for event in events:
+                if on_event is not None:
+                    await on_event(event)
+
+        try:
+            result = await co.agent.run(
+                prompt,
+                deps=deps,
+                model=model.model,
+                message_history=self.history,
+                usage_limits=co.limits,
+                event_stream_handler=handler,
+            )
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self._keep_partial(prompt, patch_dangling)
+            raise
+        except Exception:
+            self._keep_partial(prompt, patch_dangling)
+            raise
+        self.history = result.all_messages()
+        usage = result.usage
+        return TurnResult(
+            result.output,
+            self._finish_records(),
+            {
+                "requests": usage.requests,
+                "tool_calls": usage.tool_calls,
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+            },
+            model.label,
+        )
+
+    def _keep_partial(self, prompt: str, patch: Callable[[list[Any]], list[Any]]) -> None:
+        """Keep what the failed or cancelled turn said, in a shape the next turn accepts."""
+        live = self.runtime.live_messages
+        if live and len(live) > len(self.history):
+            self.history = patch(list(live))
+
+    def _finish_records(self) -> list[CallRecord]:
+        from pydantic_ai.messages import ModelRequest, RetryPromptPart, ToolReturnPart
+
+        records = self.runtime.records
+        for message in self.history:
+            if not isinstance(message, ModelRequest):
+                continue
+            for part in message.parts:
+                record = records.get(getattr(part, "tool_call_id", "") or "")
+                if record is None or record.status == "denied":
+                    continue
+                if isinstance(part, ToolReturnPart):
+                    record.status = "ok"
+                elif isinstance(part, RetryPromptPart):
+                    record.status = "retry"
+        return list(records.values())
+
+    def clear(self) -> None:
+        self.history = []
+
+    def close(self) -> list[str]:
+        """Close deps and stop a local model server; returns problems (we are exiting)."""
+        problems: list[str] = []
+        if self._deps is not None:
+            problems += self._deps.close()
+        if self._model is not None:
+            try:
+                self._model.close()
+            except Exception as exc:
+                problems.append(f"stopping the model: {exc}")
+        return problems

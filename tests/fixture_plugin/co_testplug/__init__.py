@@ -1,0 +1,1 @@
+"""A plugin used only by Co's own tests (found through a real entry point on PYTHONPATH)."""
