@@ -266,5 +266,8 @@ def patch_dangling(messages: list[ModelMessage], note: str = INTERRUPTED) -> lis
     calls = [p for p in messages[-1].parts if isinstance(p, ToolCallPart)]
     if not calls:
         return messages
-    returns = [ToolReturnPart(c.tool_name, note, tool_call_id=c.tool_call_id) for c in calls]
+    returns = [
+        ToolReturnPart(c.tool_name, note, tool_call_id=c.tool_call_id, outcome="interrupted")
+        for c in calls
+    ]
     return [*messages, ModelRequest(parts=returns)]

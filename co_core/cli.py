@@ -66,6 +66,58 @@ def main_options(
     """Co: a privacy-first AI assistant for the terminal."""
 
 
+# -- co chat / co ask ---------------------------------------------------------------------
+
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        help="provider:name (ollama:qwen3:4b, gemini:..., openai-compatible:..., local)",
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None, typer.Option("--base-url", help="server URL for openai-compatible: models")
+]
+YoloOption = Annotated[
+    bool, typer.Option("--yolo", help="Run every tool call without asking (dangerous).")
+]
+
+
+@app.command("chat")
+def chat_command(
+    model: ModelOption = None, base_url: BaseUrlOption = None, yolo: YoloOption = False
+) -> None:
+    """Talk with Co in your terminal (Ctrl+D or exit to leave)."""
+    from co_core.repl import run_chat
+
+    raise typer.Exit(run_chat(current(), model=model, base_url=base_url, yolo=yolo))
+
+
+@app.command("ask")
+def ask_command(
+    prompt: Annotated[
+        list[str] | None, typer.Argument(help="the question (also read from stdin)")
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print one JSON object: output, tool_calls, usage, model, session_id."
+        ),
+    ] = False,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    yolo: YoloOption = False,
+) -> None:
+    """Ask one question and print the answer (for scripts: exit 0 ok, 1 runtime error, 2 usage error)."""
+    from co_core.ask import read_prompt, run_ask
+
+    text = read_prompt(prompt or [])
+    raise typer.Exit(
+        run_ask(current(), text, as_json=as_json, model=model, base_url=base_url, yolo=yolo)
+    )
+
+
 # -- co plugins -------------------------------------------------------------------------
 
 

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from co_core.models import ResolvedModel
 
 
+OUTCOMES = {"success": "ok", "retried": "retry", "failed": "error"}
+
+
 @dataclass
 class TurnResult:
     output: str
@@ -175,7 +178,7 @@ class Session:
                 if record is None or record.status == "denied":
                     continue
                 if isinstance(part, ToolReturnPart):
-                    record.status = "ok"
+                    record.status = OUTCOMES.get(part.outcome, part.outcome)
                 elif isinstance(part, RetryPromptPart):
                     record.status = "retry"
         return list(records.values())

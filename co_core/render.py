@@ -1,0 +1,41 @@
+"""How a tool call and its result look in one line of terminal output."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from co_core.results import ToolResult
+
+
+def _short(value: Any, width: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def call_line(tool: str, args: dict[str, Any], width: int = 60) -> str:
+    """``lookup(query='red')`` with long values cut short."""
+    shown = ", ".join(f"{k}={_short(v, 40)!s}" for k, v in args.items())
+    return f"{tool}({_short(shown, width)})"
+
+
+def result_line(content: Any, outcome: str = "success", width: int = 80) -> str:
+    """The first line of a result (a ToolResult shows its count and first display line)."""
+    if isinstance(content, ToolResult):
+        first = content.display.strip().splitlines()[0] if content.display.strip() else ""
+        more = ", more available" if content.has_more else ""
+        count = f"{content.count} found{more}: " if content.count is not None else ""
+        text = count + first
+    elif isinstance(content, dict) and "display" in content:
+        text = str(content["display"]).strip().splitlines()[0] if content["display"] else ""
+    else:
+        text = content if isinstance(content, str) else json.dumps(content, default=str)
+    text = _short(text, width)
+    if outcome in ("retried", "failed"):
+        return f"error: {text}"
+    if outcome == "denied":
+        return f"denied: {text}"
+    if outcome == "interrupted":
+        return "interrupted"
+    return text

@@ -1,0 +1,352 @@
+"""``co chat``: the interactive REPL.
+
+The prompt appears at once; the agent (pydantic-ai and every plugin's tools) is prepared
+in a background thread while the user types. Keys follow seed 000 §4.5: Ctrl+C during a
+turn cancels it (the history stays valid), Ctrl+C at the prompt warns and a second one
+within 2 s exits, Ctrl+D, ``exit``, ``quit`` and ``/exit`` exit. Resources are closed on
+every way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings
+from rich.console import Console
+
+from co_core import paths
+from co_core.app import App
+from co_core.session import Session
+
+EXIT_WORDS = {"exit", "quit", "/exit", "/quit"}
+DOUBLE_PRESS = 2.0
+
+
+@dataclass
+class Slash:
+    name: str
+    help: str
+    run: Callable[[str], Any]
+    plugin: str = "core"
+
+
+class SlashCompleter(Completer):
+    def __init__(self, commands: dict[str, Slash]) -> None:
+        self.commands = commands
+
+    def get_completions(self, document: Any, complete_event: Any) -> Any:
+        text = document.text_before_cursor
+        if not text.startswith("/") or " " in text:
+            return
+        for name in sorted(self.commands):
+            if ("/" + name).startswith(text):
+                yield Completion(
+                    "/" + name, start_position=-len(text), display_meta=self.commands[name].help
+                )
+
+
+def key_bindings() -> KeyBindings:
+    """Enter sends; Alt+Enter (Esc then Enter) adds a line, so pasting and long prompts work."""
+    keys = KeyBindings()
+
+    @keys.add("escape", "enter")
+    def _newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return keys
+
+
+@dataclass
+class TurnView:
+    """Draws one turn: spinner, streamed Markdown, one line per tool call and result."""
+
+    console: Console
+    text: str = ""
+    live: Any = None
+    names: dict[str, str] = field(default_factory=dict)
+
+    def start(self) -> None:
+        from rich.live import Live
+        from rich.spinner import Spinner
+
+        self.live = Live(
+            Spinner("dots", text=" Co is thinking…"),
+            console=self.console,
+            transient=True,
+            refresh_per_second=12,
+        )
+        self.live.start()
+
+    def _render(self) -> Any:
+        from rich.markdown import Markdown
+        from rich.spinner import Spinner
+
+        return Markdown(self.text) if self.text else Spinner("dots", text=" Co is thinking…")
+
+    def commit(self) -> None:
+        from rich.markdown import Markdown
+
+        if self.text.strip():
+            self.console.print(Markdown(self.text))
+        self.text = ""
+        if self.live is not None:
+            self.live.update(self._render())
+
+    def stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def pause(self) -> None:
+        """Stop drawing so the user can answer a question; ``start`` resumes."""
+        self.commit()
+        self.stop()
+
+    async def on_event(self, event: Any) -> None:
+        from co_core.render import call_line, result_line
+
+        kind = getattr(event, "event_kind", "")
+        if kind == "part_start" and getattr(event.part, "part_kind", "") == "text":
+            self.text += event.part.content
+        elif kind == "part_delta" and getattr(event.delta, "part_delta_kind", "") == "text":
+            self.text += event.delta.content_delta
+        elif kind == "function_tool_call":
+            part = event.part
+            if part.tool_call_id.startswith("text-"):
+                self.text = ""  # the JSON the model wrote was the call itself
+            self.commit()
+            self.names[part.tool_call_id] = part.tool_name
+            self.console.print(
+                f"[cyan]⚙ {call_line(part.tool_name, part.args_as_dict())}[/cyan]",
+                markup=True, highlight=False, soft_wrap=True,
+            )  # fmt: skip
+            return
+        elif kind == "function_tool_result":
+            part = event.part
+            colour = "dim" if part.outcome == "success" else "yellow"
+            self.console.print(
+                f"  [{colour}]→ {_escape(result_line(part.content, part.outcome))}[/{colour}]",
+                markup=True, highlight=False, soft_wrap=True,
+            )  # fmt: skip
+            return
+        else:
+            return
+        if self.live is not None:
+            self.live.update(self._render())
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+class Repl:
+    def __init__(self, app: App, session: Session, console: Console | None = None) -> None:
+        self.app = app
+        self.session = session
+        self.console = console or Console(highlight=False)
+        self.commands = self._commands()
+        history = paths.ensure(paths.data_dir()) / "history"
+        self.prompt = PromptSession(
+            history=FileHistory(str(history)),
+            completer=SlashCompleter(self.commands),
+            complete_while_typing=True,
+            key_bindings=key_bindings(),
+            multiline=False,
+        )
+        self.view: TurnView | None = None
+        self.last_interrupt = 0.0
+
+    # -- slash commands ------------------------------------------------------------------
+
+    def _commands(self) -> dict[str, Slash]:
+        commands = {
+            "help": Slash("help", "list commands and keys", self._help),
+            "clear": Slash("clear", "forget the conversation so far", self._clear),
+            "model": Slash("model", "show or switch the model: /model NAME", self._model),
+            "tools": Slash("tools", "tools with plugin, risk and permission key", self._tools),
+            "exit": Slash("exit", "leave Co", lambda arg: None),
+        }
+        for name, entry in self.app.host.named("register_slash_commands", "slash command").items():
+            if name in commands:
+                self.app.warn(f"plugin {entry.plugin!r} slash command /{name} skipped: built in")
+                continue
+            handler = entry.value
+            commands[name] = Slash(
+                name,
+                str(entry.options.get("help", "")),
+                lambda arg, handler=handler: handler(arg, self.session.deps),
+                entry.plugin,
+            )
+        return commands
+
+    def _help(self, arg: str) -> str:
+        lines = [f"/{c.name:<10} {c.help}" for c in self.commands.values()]
+        lines += [
+            "",
+            "Enter sends; Esc then Enter adds a line.",
+            "Ctrl+C cancels a running turn; twice at the prompt exits. Ctrl+D, exit, quit also exit.",
+        ]
+        return "\n".join(lines)
+
+    def _clear(self, arg: str) -> str:
+        self.session.clear()
+        return "Conversation cleared."
+
+    def _model(self, arg: str) -> str:
+        if not arg.strip():
+            return f"model: {self.session.model_label}"
+        return f"model: {self.session.set_model(arg.strip())}"
+
+    def _tools(self, arg: str) -> str:
+        specs = self.session.ready().specs
+        if not specs:
+            return "No tools: install plugins (co plugins)."
+        return "\n".join(
+            f"{s.name:<20} {s.plugin:<10} {s.risk or '-':<6} {s.permission}" for s in specs.values()
+        )
+
+    def slash(self, line: str) -> None:
+        name, _, arg = line[1:].partition(" ")
+        command = self.commands.get(name)
+        if command is None:
+            self.error(f"unknown command /{name}", "/help lists them")
+            return
+        try:
+            out = command.run(arg)
+        except Exception as exc:
+            from co_core.failures import describe
+
+            self.error(str(describe(exc, self.session.model_label)))
+            return
+        if out:
+            self.console.print(out, markup=False, highlight=False, soft_wrap=True)
+
+    # -- output --------------------------------------------------------------------------
+
+    def error(self, message: str, hint: str = "") -> None:
+        text = f"[red]error:[/red] {_escape(message)}"
+        if hint:
+            text += f" [dim](hint: {_escape(hint)})[/dim]"
+        self.console.print(text, markup=True, highlight=False, soft_wrap=True)
+
+    # -- approvals -----------------------------------------------------------------------
+
+    async def approve(self, call: Any, decision: Any) -> tuple[bool, str]:
+        from co_core.render import call_line
+
+        if self.view is not None:
+            self.view.pause()
+        try:
+            self.console.print(
+                f"[yellow]? {_escape(call_line(call.tool, dict(call.args)))}[/yellow] "
+                f"[dim]({_escape(decision.reason)}; key {_escape(call.permission_key)})[/dim]",
+                markup=True, highlight=False, soft_wrap=True,
+            )  # fmt: skip
+            try:
+                answer = (
+                    await self.prompt.prompt_async("Allow? [y/N or a reason to deny] ")
+                ).strip()
+            except (KeyboardInterrupt, EOFError):
+                return False, "cancelled at the approval prompt"
+        finally:
+            if self.view is not None:
+                self.view.start()
+        if answer.lower() in ("y", "yes"):
+            return True, ""
+        if answer.lower() in ("", "n", "no"):
+            return False, ""
+        return False, answer
+
+    # -- the loop ------------------------------------------------------------------------
+
+    async def turn(self, text: str) -> None:
+        from co_core.failures import describe
+
+        loop = asyncio.get_running_loop()
+        self.view = TurnView(self.console)
+        self.view.start()
+        task = asyncio.ensure_future(self._run(text))
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        try:
+            await task
+        except asyncio.CancelledError:
+            self.view.stop()
+            self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
+        except Exception as exc:
+            self.view.stop()
+            failure = describe(exc, self.session.model_label)
+            self.error(failure.message, failure.hint)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            if self.view is not None:
+                self.view.commit()
+                self.view.stop()
+            self.view = None
+
+    async def _run(self, text: str) -> None:
+        co = await asyncio.to_thread(self.session.ready)
+        co.runtime.approver = self.approve
+        co.runtime.yolo = self.session.yolo
+        await asyncio.to_thread(self.session.model)
+        assert self.view is not None
+        await self.session.run_turn(text, self.view.on_event)
+
+    async def loop(self) -> None:
+        while True:
+            try:
+                line = await self.prompt.prompt_async("co> ")
+            except KeyboardInterrupt:
+                now = time.monotonic()
+                if now - self.last_interrupt <= DOUBLE_PRESS:
+                    return
+                self.last_interrupt = now
+                self.console.print("[dim]Press Ctrl+C again to exit.[/dim]", markup=True)
+                continue
+            except EOFError:
+                return
+            self.last_interrupt = 0.0
+            text = line.strip()
+            if not text:
+                continue
+            if text.lower() in EXIT_WORDS:
+                return
+            if text.startswith("/"):
+                await asyncio.to_thread(self.slash, text)
+                continue
+            await self.turn(text)
+
+
+def run_chat(app: App, *, model: str | None, base_url: str | None, yolo: bool) -> int:
+    console = Console(highlight=False)
+    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo)
+    session.prepare_in_background()
+    if yolo:
+        console.print(
+            "[bold red]--yolo: every tool call runs without asking (writes, sends, commands).[/bold red]",
+            markup=True,
+        )
+    console.print(
+        f"[bold]Co[/bold] · model: {_escape(model or app.settings.core.model or 'auto')} · "
+        "/help for commands · Ctrl+D to exit",
+        markup=True, highlight=False,
+    )  # fmt: skip
+    try:
+        repl = Repl(app, session, console)
+        asyncio.run(repl.loop())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for problem in session.close():
+            console.print(f"[yellow]warning:[/yellow] {_escape(problem)}", markup=True)
+        console.print("Session ended.")
+    return 0

@@ -1,0 +1,50 @@
+"""Scripted models for `co` subprocesses in tests: ``--model function:co_scripts:chat``."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+
+from co_core.results import ToolResult
+from co_core.scripted import last_user_text, scripted_model
+
+
+def _turns(messages: list) -> int:
+    from pydantic_ai.messages import UserPromptPart
+
+    return sum(
+        1
+        for m in messages
+        if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts)
+    )
+
+
+def script(messages: list, info: object) -> ModelResponse:
+    last = messages[-1].parts[-1] if messages and messages[-1].parts else None
+    if isinstance(last, ToolReturnPart):
+        content = last.content
+        shown = content.display if isinstance(content, ToolResult) else content
+        return ModelResponse(parts=[TextPart(f"Tool said: {shown}")])
+    text = last_user_text(messages)
+    word, _, rest = text.partition(" ")
+    if word == "slow":
+        return ModelResponse(parts=[ToolCallPart("slow", {"seconds": float(rest or 30)})])
+    if word == "colour":
+        return ModelResponse(parts=[ToolCallPart("lookup", {"query": rest})])
+    if word == "write":
+        name, _, body = rest.partition(" ")
+        return ModelResponse(parts=[ToolCallPart("write_note", {"name": name, "text": body})])
+    if word == "json":
+        return ModelResponse(
+            parts=[TextPart('{"name": "lookup", "arguments": {"query": "%s"}}' % rest)]
+        )
+    return ModelResponse(
+        parts=[
+            TextPart(
+                f"You said **{text}** (turn {_turns(messages)}). Streaming some more words now."
+            )
+        ]
+    )
+
+
+def chat() -> object:
+    return scripted_model(script, chunk=6, delay=0.02)
