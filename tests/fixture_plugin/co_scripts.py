@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 
 from co_core.results import ToolResult
@@ -35,7 +37,7 @@ def script(messages: list, info: object) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart("write_note", {"name": name, "text": body})])
     if word == "json":
         return ModelResponse(
-            parts=[TextPart('{"name": "lookup", "arguments": {"query": "%s"}}' % rest)]
+            parts=[TextPart(json.dumps({"name": "lookup", "arguments": {"query": rest}}))]
         )
     return ModelResponse(
         parts=[
