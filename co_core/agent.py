@@ -10,6 +10,7 @@ recovery of tool calls that small models write as JSON text.
 from __future__ import annotations
 
 import dataclasses
+import os
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -243,6 +244,7 @@ def build_agent(
     warn: Callable[[str], None] = lambda message: None,
 ) -> CoAgent:
     """The agent for a session; ``model`` may be swapped per run (``/model``)."""
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
     core = settings.core
     runtime = runtime or Runtime()
     tools, specs = load_tools(host, warn)

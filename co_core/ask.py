@@ -114,3 +114,10 @@ def _sid(session: Any) -> str | None:
         return session.deps.session_id
     except BaseException:
         return None
+
+
+def _records(session: Any) -> list[dict[str, Any]]:
+    try:
+        return [record.as_dict() for record in session.finish_records()]
+    except BaseException:
+        return []

@@ -60,14 +60,35 @@ def auto_choice(settings: Settings) -> str:
     raise CoError(NO_MODEL)
 
 
-def compat_model(name: str, base_url: str, api_key: str | None, system: str) -> Any:
-    """An OpenAI-compatible model with the quirks of local servers handled."""
+def compat_model(
+    name: str, base_url: str, api_key: str | None, system: str, *, stream_tools: bool = True
+) -> Any:
+    """An OpenAI-compatible model with the quirks of local servers handled.
+
+    - llama.cpp's server rejects an assistant message whose content is null: send "".
+    - Many servers lack ``tool_choice="required"``: never send it.
+    - llama-cpp-python cannot stream when tools are offered ("Automatic streaming tool
+      choice is not supported"): such requests are made whole and replayed as a stream.
+      ``stream_tools=False`` starts that way; otherwise Co switches on the first such error.
+    """
+    from contextlib import asynccontextmanager
+
+    from pydantic_ai.exceptions import ModelHTTPError
     from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.models.test import TestStreamedResponse
     from pydantic_ai.profiles import ModelProfile
     from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
 
+    class WholeResponse(TestStreamedResponse):
+        """A complete response replayed as stream events, with the server's real usage."""
+
+        async def _get_event_iterator(self) -> Any:
+            async for event in super()._get_event_iterator():
+                yield event
+            self._usage = self._structured_response.usage
+
     class CompatChatModel(OpenAIChatModel):
-        """llama.cpp's server rejects an assistant message whose content is null: send ""."""
+        no_stream_with_tools = not stream_tools
 
         async def _map_messages(self, *args: Any, **kwargs: Any) -> Any:
             messages = await super()._map_messages(*args, **kwargs)
@@ -76,8 +97,31 @@ def compat_model(name: str, base_url: str, api_key: str | None, system: str) -> 
                     message["content"] = ""  # type: ignore[typeddict-item]
             return messages
 
+        @asynccontextmanager
+        async def request_stream(self, messages, model_settings, params, run_context=None):  # type: ignore[no-untyped-def,override]
+            if not (self.no_stream_with_tools and params.function_tools):
+                entered = False
+                try:
+                    async with super().request_stream(
+                        messages, model_settings, params, run_context
+                    ) as stream:
+                        entered = True
+                        yield stream
+                    return
+                except ModelHTTPError as exc:
+                    if entered or "stream" not in str(exc).lower() or not params.function_tools:
+                        raise
+                    self.no_stream_with_tools = True
+            response = await self.request(messages, model_settings, params)
+            yield WholeResponse(
+                model_request_parameters=params,
+                _model_name=response.model_name or self.model_name,
+                _structured_response=response,
+                _messages=messages,
+                _provider_name=self.system,
+            )
+
     provider = OpenAICompatibleProvider(system, base_url=base_url, api_key=api_key or "none")
-    # Many servers lack tool_choice="required"; never send it.
     profile = ModelProfile(supports_forced_tool_choice=False)
     return CompatChatModel(name, provider=provider, profile=profile)
 
@@ -99,7 +143,7 @@ def resolve(spec: str | None, settings: Settings, base_url: str | None = None) -
     if spec == "local":
         server = local_model.from_settings(settings.section("local"))
         url = server.start()
-        model = compat_model("local", url, None, "llama-cpp")
+        model = compat_model("local", url, None, "llama-cpp", stream_tools=False)
         return ResolvedModel(model, f"local ({server.model_path.name})", [server.stop])
     if provider == "function":
         return ResolvedModel(_function_model(name), spec)

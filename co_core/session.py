@@ -150,7 +150,7 @@ class Session:
         usage = result.usage
         return TurnResult(
             result.output,
-            self._finish_records(),
+            self.finish_records(),
             {
                 "requests": usage.requests,
                 "tool_calls": usage.tool_calls,
@@ -166,7 +166,7 @@ class Session:
         if live and len(live) > len(self.history):
             self.history = patch(list(live))
 
-    def _finish_records(self) -> list[CallRecord]:
+    def finish_records(self) -> list[CallRecord]:
         from pydantic_ai.messages import ModelRequest, RetryPromptPart, ToolReturnPart
 
         records = self.runtime.records
