@@ -39,7 +39,7 @@ def test_tools_of_plugins_become_agent_tools_with_plugin_instructions() -> None:
 
     session = session_with(script)
     assert turn(session, "hi").output == "ok"
-    assert set(seen["tools"]) == {"lookup", "add_numbers", "always_wrong", "write_note", "slow"}
+    assert {"lookup", "add_numbers", "always_wrong", "write_note", "slow"} <= set(seen["tools"])
     assert "look a colour up" in seen["tools"]["lookup"].description.lower()
     assert "show the `display` value verbatim" in seen["instructions"]
     assert "has_more" in seen["instructions"]

@@ -35,6 +35,8 @@ def script(messages: list, info: object) -> ModelResponse:
     if word == "write":
         name, _, body = rest.partition(" ")
         return ModelResponse(parts=[ToolCallPart("write_note", {"name": name, "text": body})])
+    if word == "resource":
+        return ModelResponse(parts=[ToolCallPart("use_resource", {})])
     if word == "json":
         return ModelResponse(
             parts=[TextPart(json.dumps({"name": "lookup", "arguments": {"query": rest}}))]
@@ -50,3 +52,24 @@ def script(messages: list, info: object) -> ModelResponse:
 
 def chat() -> object:
     return scripted_model(script, chunk=6, delay=0.02)
+
+
+def gated() -> object:
+    """Streams "Before the gate.", waits until the file named in the prompt exists, then ends.
+
+    Lets a test see text on screen while the model is provably still answering.
+    """
+    import asyncio
+    from pathlib import Path
+
+    from pydantic_ai.models.function import FunctionModel
+
+    async def stream(messages: list, info: object):  # type: ignore[no-untyped-def]
+        text = last_user_text(messages)
+        yield f"Before the gate ({text.split()[0]})."
+        gate = Path(text.split()[-1])
+        while not gate.exists():
+            await asyncio.sleep(0.05)
+        yield " After the gate."
+
+    return FunctionModel(stream_function=stream, model_name="gated")

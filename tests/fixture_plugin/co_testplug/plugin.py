@@ -14,6 +14,14 @@ def register_tools(register: Any) -> None:
     register("co_testplug.tools:always_wrong", risk="read", retries=2)
     register("co_testplug.tools:write_note", risk="write", permission="fs:write:{name}")
     register("co_testplug.tools:slow", risk="read")
+    register("co_testplug.tools:use_resource", risk="read")
+
+
+@hookimpl
+def register_deps(register: Any) -> None:
+    from co_testplug.tools import Marker
+
+    register("marker", Marker)
 
 
 @hookimpl

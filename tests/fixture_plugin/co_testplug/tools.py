@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 
 from pydantic_ai import ModelRetry, RunContext
 
@@ -46,3 +48,19 @@ async def slow(ctx: RunContext[CoDeps], seconds: float) -> str:
     """Wait a while (to test cancelling a running turn)."""
     await asyncio.sleep(seconds)
     return f"waited {seconds}s"
+
+
+class Marker:
+    """A resource that leaves a file behind when Co closes it (to test cleanup on exit)."""
+
+    def __init__(self, settings: object) -> None:
+        self.path = Path(os.environ.get("CO_TEST_CLOSED", "/nonexistent/closed"))
+
+    def close(self) -> None:
+        self.path.write_text("closed", encoding="utf-8")
+
+
+def use_resource(ctx: RunContext[CoDeps]) -> str:
+    """Build the marker resource (it is closed when Co exits)."""
+    ctx.deps.resource("marker")
+    return "resource ready"

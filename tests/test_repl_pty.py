@@ -1,0 +1,177 @@
+"""``co chat`` in a real pseudo-terminal (pexpect), with scripted models in the subprocess."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+CO = str(Path(sys.executable).parent / "co")
+PROMPT = "co>"
+
+
+@pytest.fixture
+def chat(testplug: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
+    """Start ``co chat`` with a scripted model; yields a function that spawns it."""
+    monkeypatch.setenv("CO_TEST_CLOSED", str(tmp_path / "closed"))
+    children: list[pexpect.spawn] = []
+
+    def spawn(*args: str) -> pexpect.spawn:
+        child = pexpect.spawn(
+            CO,
+            ["chat", "-m", "function:co_scripts:chat", *args],
+            env=dict(os.environ),
+            cwd=str(tmp_path),
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(40, 120),
+        )
+        children.append(child)
+        child.expect(PROMPT)
+        return child
+
+    yield spawn
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def ask(child: pexpect.spawn, text: str) -> None:
+    child.sendline(text)
+
+
+def test_streams_text_while_the_model_is_still_answering(chat, tmp_path: Path) -> None:
+    child = chat("-m", "function:co_scripts:gated")
+    gate = tmp_path / "gate"
+    ask(child, f"first {gate}")
+    child.expect(r"Before the gate \(first\)")  # on screen while the model waits on the gate
+    assert "After the gate" not in child.before
+    gate.write_text("open")
+    child.expect("After the gate")
+    child.expect(PROMPT)
+
+
+def test_memory_tool_lines_and_slash_commands(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "hello there")
+    child.expect(r"\(turn 1\)")
+    child.expect(PROMPT)
+    ask(child, "colour blue")
+    child.expect("⚙ lookup\\(query=blue\\)")
+    child.expect("→ 1 found: - blue: https://example.org/blue")
+    child.expect("Tool said: - blue: https://example.org/blue")
+    child.expect(PROMPT)
+    ask(child, "and again")
+    child.expect(r"\(turn 3\)")
+    child.expect(PROMPT)
+    ask(child, "/tools")
+    child.expect(r"write_note\s+testplug\s+write\s+fs:write:\{name\}")
+    child.expect(PROMPT)
+    ask(child, "/ping me")
+    child.expect("pong me")
+    child.expect(PROMPT)
+    ask(child, "/clear")
+    child.expect("Conversation cleared")
+    child.expect(PROMPT)
+    ask(child, "fresh")
+    child.expect(r"\(turn 1\)")
+    child.expect(PROMPT)
+    ask(child, "/nope")
+    child.expect("unknown command /nope")
+    child.expect(PROMPT)
+    ask(child, "exit")
+    child.expect("Session ended")
+    child.expect(pexpect.EOF)
+    history = (tmp_path / "co-data" / "history").read_text()
+    assert "hello there" in history and "colour blue" in history
+
+
+def test_approval_yes_no_and_reason(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "write yes.txt one")
+    child.expect("fs:write:yes.txt")
+    child.expect("Allow\\?")
+    child.sendline("y")
+    child.expect("Tool said: wrote 3 characters")
+    child.expect(PROMPT)
+    assert (tmp_path / "yes.txt").read_text() == "one"
+    ask(child, "write no.txt two")
+    child.expect("Allow\\?")
+    child.sendline("not today")
+    child.expect("Tool said: The user denied this call: not today")
+    child.expect(PROMPT)
+    assert not (tmp_path / "no.txt").exists()
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+
+def test_ctrl_c_cancels_a_run_and_a_follow_up_works(chat) -> None:
+    child = chat()
+    ask(child, "slow 30")
+    child.expect("⚙ slow")
+    child.sendintr()
+    child.expect("Cancelled")
+    child.expect(PROMPT)
+    ask(child, "are you still there")
+    child.expect(r"\(turn 2\)")  # the cancelled question is remembered, the history is valid
+    child.expect(PROMPT)
+    child.sendcontrol("d")
+    child.expect("Session ended")
+    child.expect(pexpect.EOF)
+
+
+def test_double_ctrl_c_at_the_prompt_exits_and_closes_resources(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "resource")
+    child.expect("Tool said: resource ready")
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect("Press Ctrl\\+C again to exit")
+    child.sendintr()
+    child.expect("Session ended")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert (tmp_path / "closed").read_text() == "closed"
+
+
+def test_ctrl_d_exits_and_closes_resources(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "resource")
+    child.expect("Tool said: resource ready")
+    child.expect(PROMPT)
+    child.sendcontrol("d")
+    child.expect("Session ended")
+    child.expect(pexpect.EOF)
+    assert (tmp_path / "closed").read_text() == "closed"
+
+
+def test_model_failure_is_one_line_and_the_session_survives(chat, monkeypatch) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("CO_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    child = chat()
+    ask(child, "remember me")
+    child.expect(r"\(turn 1\)")
+    child.expect(PROMPT)
+    ask(child, "/model openai-compatible:gone")
+    child.expect("model: openai-compatible:gone")
+    child.expect(PROMPT)
+    ask(child, "hello?")
+    child.expect("cannot reach openai-compatible:gone")
+    child.expect("hint:")
+    child.expect(PROMPT)
+    ask(child, "/model function:co_scripts:chat")
+    child.expect(PROMPT)
+    ask(child, "back again")
+    child.expect(r"\(turn 2\)")  # history survived (the failed question never reached a model)
+    child.expect(PROMPT)
+    ask(child, "quit")
+    child.expect(pexpect.EOF)
+    assert "Traceback" not in child.before
