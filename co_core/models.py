@@ -73,7 +73,7 @@ def compat_model(
     """
     from contextlib import asynccontextmanager
 
-    from pydantic_ai.exceptions import ModelHTTPError
+    from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.models.test import TestStreamedResponse
     from pydantic_ai.profiles import ModelProfile
@@ -108,8 +108,14 @@ def compat_model(
                         entered = True
                         yield stream
                     return
-                except ModelHTTPError as exc:
-                    if entered or "stream" not in str(exc).lower() or not params.function_tools:
+                except (ModelHTTPError, UnexpectedModelBehavior) as exc:
+                    # llama-cpp-python answers 200 and then an empty stream (the error is
+                    # only in its log); other servers answer an HTTP error naming streaming.
+                    text = str(exc).lower()
+                    cannot = "stream" in text and (
+                        isinstance(exc, ModelHTTPError) or "without content" in text
+                    )
+                    if entered or not cannot or not params.function_tools:
                         raise
                     self.no_stream_with_tools = True
             response = await self.request(messages, model_settings, params)

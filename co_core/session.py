@@ -65,9 +65,7 @@ class Session:
         if not self._ready.is_set():
             self._ready.wait()
         if self._error is not None:
-            error, self._error = self._error, None
-            self._ready.clear()
-            raise error
+            raise self._error  # e.g. bad settings: it will not fix itself mid-session
         assert self._agent is not None
         return self._agent
 

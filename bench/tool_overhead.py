@@ -1,0 +1,105 @@
+"""Co's own overhead per tool call: Co's agent vs a bare pydantic-ai agent, same tools, same script.
+
+Both run the same scripted model (10 parallel ``add_numbers`` calls per response, 20
+rounds = 200 calls per turn) with streaming on. Co's side adds what a real turn has:
+the approval gate, call records, text-tool-call recovery and the REPL's rendering
+(to an in-memory console). Run: ``uv run python bench/tool_overhead.py``
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "fixture_plugin"))
+for kind in ("CONFIG", "DATA", "CACHE"):
+    os.environ.setdefault(f"CO_{kind}_DIR", tempfile.mkdtemp(prefix=f"co-bench-{kind.lower()}-"))
+os.environ["CO_LOAD_PLUGINS"] = "testplug"
+os.environ["PYDANTIC_AI_NO_BANNER"] = "1"
+
+from pydantic_ai import Agent, Tool  # noqa: E402
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart  # noqa: E402
+from pydantic_ai.usage import UsageLimits  # noqa: E402
+from rich.console import Console  # noqa: E402
+
+from co_core.app import load_app  # noqa: E402
+from co_core.deps import CoDeps  # noqa: E402
+from co_core.models import ResolvedModel  # noqa: E402
+from co_core.repl import TurnView  # noqa: E402
+from co_core.scripted import scripted_model  # noqa: E402
+from co_core.session import Session  # noqa: E402
+
+ROUNDS, PER_ROUND, REPEATS = 20, 10, 7
+CALLS = ROUNDS * PER_ROUND
+
+
+def script(messages: list, info: object) -> ModelResponse:
+    requests = sum(1 for m in messages if m.kind == "response")
+    if requests >= ROUNDS:
+        return ModelResponse(parts=[TextPart("done")])
+    return ModelResponse(
+        parts=[ToolCallPart("add_numbers", {"a": i, "b": requests}) for i in range(PER_ROUND)]
+    )
+
+
+async def drain(ctx: object, events: object) -> None:
+    async for _ in events:  # type: ignore[attr-defined]
+        pass
+
+
+def bare_agent(deps: CoDeps) -> Agent:
+    from co_testplug.tools import add_numbers, lookup
+
+    return Agent(
+        scripted_model(script), deps_type=CoDeps, tools=[Tool(add_numbers), Tool(lookup)], retries=3
+    )
+
+
+async def time_bare(agent: Agent, deps: CoDeps) -> float:
+    start = time.perf_counter()
+    await agent.run("go", deps=deps, usage_limits=UsageLimits(request_limit=ROUNDS + 5),
+                    event_stream_handler=drain)  # fmt: skip
+    return time.perf_counter() - start
+
+
+async def time_co(session: Session) -> float:
+    view = TurnView(Console(file=io.StringIO(), width=100))
+    session.history = []
+    start = time.perf_counter()
+    await session.run_turn("go", view.on_event)
+    return time.perf_counter() - start
+
+
+async def main() -> None:
+    app = load_app()
+    session = Session(app)
+    session.prepare()
+    session._model = ResolvedModel(scripted_model(script), "scripted")
+    session.ready().limits.request_limit = ROUNDS + 5
+    deps = session.deps
+    bare = bare_agent(deps)
+    await time_bare(bare, deps)  # warm up both
+    await time_co(session)
+    bare_times, co_times = [], []
+    for _ in range(REPEATS):  # interleaved, so machine noise hits both alike
+        bare_times.append(await time_bare(bare, deps))
+        co_times.append(await time_co(session))
+    b, c = statistics.median(bare_times), statistics.median(co_times)
+    print(
+        f"tool calls per turn: {CALLS} ({ROUNDS} model requests x {PER_ROUND} calls), {REPEATS} runs each"
+    )
+    print(f"bare pydantic-ai: {b * 1000:8.1f} ms/turn  {b / CALLS * 1000:.3f} ms/call")
+    print(f"co             : {c * 1000:8.1f} ms/turn  {c / CALLS * 1000:.3f} ms/call")
+    print(f"ratio co/bare  : {c / b:.2f}x   co overhead: {(c - b) / CALLS * 1000:.3f} ms/call")
+    print("targets: ratio <= 1.25x and overhead <= 2 ms/call")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
