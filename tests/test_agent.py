@@ -291,3 +291,23 @@ def test_patch_dangling_answers_unanswered_calls() -> None:
     part = patched[-1].parts[0]
     assert (part.tool_call_id, part.content, part.outcome) == ("c1", INTERRUPTED, "interrupted")
     assert patch_dangling(patched) == patched
+
+
+def test_a_tool_that_fails_to_import_is_named_and_skipped() -> None:
+    from co_core import hookimpl
+    from co_core.testing import make_app
+
+    class Broken:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            register("co_no_such_module.tools:gone", risk="read")
+
+    warnings: list[str] = []
+    app = make_app({})
+    app.warn = warnings.append
+    app.host.register(Broken(), "broken")
+    from co_core.agent import build_agent
+
+    co = build_agent(app.host, app.settings, warn=app.warn)
+    assert "gone" not in co.specs and "lookup" in co.specs
+    assert any("'gone'" in w and "broken" in w for w in warnings)
