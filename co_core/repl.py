@@ -110,6 +110,12 @@ class TurnView:
         self.commit()
         self.stop()
 
+    def _line(self, text: str, style: str) -> None:
+        """One plain line (no markup parsing: tool output may contain brackets)."""
+        from rich.text import Text
+
+        self.console.print(Text(text, style=style, no_wrap=True, overflow="ellipsis"))
+
     async def on_event(self, event: Any) -> None:
         from co_core.render import call_line, result_line
 
@@ -124,18 +130,12 @@ class TurnView:
                 self.text = ""  # the JSON the model wrote was the call itself
             self.commit()
             self.names[part.tool_call_id] = part.tool_name
-            self.console.print(
-                f"[cyan]⚙ {call_line(part.tool_name, part.args_as_dict())}[/cyan]",
-                markup=True, highlight=False, soft_wrap=True,
-            )  # fmt: skip
+            self._line("⚙ " + call_line(part.tool_name, part.args_as_dict()), "cyan")
             return
         elif kind == "function_tool_result":
             part = event.part
             colour = "dim" if part.outcome == "success" else "yellow"
-            self.console.print(
-                f"  [{colour}]→ {_escape(result_line(part.content, part.outcome))}[/{colour}]",
-                markup=True, highlight=False, soft_wrap=True,
-            )  # fmt: skip
+            self._line("  → " + result_line(part.content, part.outcome), colour)
             return
         else:
             return
@@ -301,10 +301,13 @@ class Repl:
         assert self.view is not None
         await self.session.run_turn(text, self.view.on_event)
 
-    async def loop(self) -> None:
+    async def loop(self, on_first_prompt: Callable[[], None] | None = None) -> None:
+        started = on_first_prompt
         while True:
             try:
-                line = await self.prompt.prompt_async("co> ")
+                # Work for the agent starts once the prompt is on screen, so it never delays it.
+                line = await self.prompt.prompt_async("co> ", pre_run=started)
+                started = None
             except KeyboardInterrupt:
                 now = time.monotonic()
                 if now - self.last_interrupt <= DOUBLE_PRESS:
@@ -329,20 +332,19 @@ class Repl:
 def run_chat(app: App, *, model: str | None, base_url: str | None, yolo: bool) -> int:
     console = Console(highlight=False)
     session = Session(app, model_spec=model, base_url=base_url, yolo=yolo)
-    session.prepare_in_background()
     if yolo:
         console.print(
             "[bold red]--yolo: every tool call runs without asking (writes, sends, commands).[/bold red]",
             markup=True,
         )
     console.print(
-        f"[bold]Co[/bold] · model: {_escape(model or app.settings.core.model or 'auto')} · "
+        f"[bold]Co[/bold] · model: {_escape(model or 'from settings (or auto)')} · "
         "/help for commands · Ctrl+D to exit",
         markup=True, highlight=False,
     )  # fmt: skip
     try:
         repl = Repl(app, session, console)
-        asyncio.run(repl.loop())
+        asyncio.run(repl.loop(session.prepare_in_background))
     except KeyboardInterrupt:
         pass
     finally:
