@@ -175,3 +175,22 @@ def test_model_failure_is_one_line_and_the_session_survives(chat, monkeypatch) -
     ask(child, "quit")
     child.expect(pexpect.EOF)
     assert "Traceback" not in child.before
+
+
+def test_slash_completion_and_multi_line_input(chat) -> None:
+    child = chat()
+    child.send("/he")
+    child.send("\t")
+    child.expect("/help")
+    child.send("\r")
+    child.expect("Ctrl\\+C cancels a running turn")
+    child.expect(PROMPT)
+    child.send("first line")
+    child.send("\x1b\r")  # Esc then Enter: a new line, not a send
+    child.send("second line\r")
+    ansi = r"(?:\x1b\[[0-9;]*m|\s|\*)+"
+    child.expect(f"You said{ansi}first line{ansi}second line")  # one two-line prompt
+    child.expect(r"\(turn 1\)")
+    child.expect(PROMPT)
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
