@@ -3,7 +3,7 @@
 Both run the same scripted model (10 parallel ``add_numbers`` calls per response, 20
 rounds = 200 calls per turn) with streaming on. Co's side adds what a real turn has:
 the approval gate, call records, text-tool-call recovery and the REPL's rendering
-(to an in-memory console). Run: ``uv run python bench/tool_overhead.py``
+(spinner, live region and tool lines, to an in-memory terminal). Run: ``uv run python bench/tool_overhead.py``
 """
 
 from __future__ import annotations
@@ -70,10 +70,12 @@ async def time_bare(agent: Agent, deps: CoDeps) -> float:
 
 
 async def time_co(session: Session) -> float:
-    view = TurnView(Console(file=io.StringIO(), width=100))
+    view = TurnView(Console(file=io.StringIO(), width=100, force_terminal=True))
     session.history = []
     start = time.perf_counter()
+    view.start()  # spinner + live region, as in the REPL
     await session.run_turn("go", view.on_event)
+    view.stop()
     return time.perf_counter() - start
 
 

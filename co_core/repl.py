@@ -71,7 +71,8 @@ class TurnView:
     console: Console
     text: str = ""
     live: Any = None
-    names: dict[str, str] = field(default_factory=dict)
+    pending: list[Any] = field(default_factory=list)
+    flush_scheduled: bool = False
 
     def start(self) -> None:
         from rich.live import Live
@@ -94,6 +95,7 @@ class TurnView:
     def commit(self) -> None:
         from rich.markdown import Markdown
 
+        self.flush()
         if self.text.strip():
             self.console.print(Markdown(self.text))
         self.text = ""
@@ -101,6 +103,7 @@ class TurnView:
             self.live.update(self._render())
 
     def stop(self) -> None:
+        self.flush()
         if self.live is not None:
             self.live.stop()
             self.live = None
@@ -111,10 +114,25 @@ class TurnView:
         self.stop()
 
     def _line(self, text: str, style: str) -> None:
-        """One plain line (no markup parsing: tool output may contain brackets)."""
+        """Queue one plain line (no markup: tool output may contain brackets).
+
+        Lines are printed together as soon as the event loop is free (before any tool
+        runs), so a burst of parallel calls costs one redraw of the live region, not one each.
+        """
         from rich.text import Text
 
-        self.console.print(Text(text, style=style, no_wrap=True, overflow="ellipsis"))
+        self.pending.append(Text(text[: self.console.width], style=style))
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        self.flush_scheduled = False
+        if self.pending:
+            from rich.text import Text
+
+            lines, self.pending = self.pending, []
+            self.console.print(Text("\n").join(lines), highlight=False, no_wrap=True, crop=False)
 
     async def on_event(self, event: Any) -> None:
         from co_core.render import call_line, result_line
@@ -128,8 +146,8 @@ class TurnView:
             part = event.part
             if part.tool_call_id.startswith("text-"):
                 self.text = ""  # the JSON the model wrote was the call itself
-            self.commit()
-            self.names[part.tool_call_id] = part.tool_name
+            if self.text:
+                self.commit()
             self._line("⚙ " + call_line(part.tool_name, part.args_as_dict()), "cyan")
             return
         elif kind == "function_tool_result":
