@@ -181,6 +181,7 @@ class Repl:
             key_bindings=key_bindings(),
             multiline=False,
         )
+        self.ask_prompt: PromptSession | None = None
         self.view: TurnView | None = None
         self.last_interrupt = 0.0
 

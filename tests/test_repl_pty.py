@@ -108,6 +108,8 @@ def test_approval_yes_no_and_reason(chat, tmp_path: Path) -> None:
     assert not (tmp_path / "no.txt").exists()
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
+    history = (tmp_path / "co-data" / "history").read_text()
+    assert "write yes.txt one" in history and "not today" not in history
 
 
 def test_ctrl_c_cancels_a_run_and_a_follow_up_works(chat) -> None:
