@@ -272,9 +272,10 @@ class Repl:
                 markup=True, highlight=False, soft_wrap=True,
             )  # fmt: skip
             try:
-                answer = (
-                    await self.prompt.prompt_async("Allow? [y/N or a reason to deny] ")
-                ).strip()
+                if self.ask_prompt is None:
+                    self.ask_prompt = PromptSession()  # answers stay out of the input history
+                answer = await self.ask_prompt.prompt_async("Allow? [y/N or a reason to deny] ")
+                answer = answer.strip()
             except (KeyboardInterrupt, EOFError):
                 return False, "cancelled at the approval prompt"
         finally:
