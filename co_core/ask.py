@@ -92,7 +92,9 @@ async def _ask(session: Any, prompt: str, as_json: bool) -> int:
             }
             print(json.dumps(data, default=str))
         _err(f"error: {failure}")
-        return RUNTIME_ERROR
+        from co_core.errors import SettingsError
+
+        return USAGE_ERROR if isinstance(exc, SettingsError) else RUNTIME_ERROR
     if as_json:
         data = {
             "output": result.output,

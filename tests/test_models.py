@@ -123,6 +123,14 @@ def test_ask_usage_errors_exit_2_and_stdin_is_read() -> None:
 
 
 @pytest.mark.usefixtures("testplug")
+def test_ask_with_bad_settings_is_a_usage_error(testplug: Path) -> None:
+    (testplug / "settings.json").write_text('{"request_limit": "lots"}')
+    result = co("ask", "-m", "function:co_scripts:chat", "hi")
+    assert result.returncode == 2
+    assert "request_limit" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.usefixtures("testplug")
 def test_ask_without_terminal_denies_calls_needing_approval(tmp_path: Path) -> None:
     result = subprocess.run(
         [str(Path(sys.executable).parent / "co"), "ask", "--json", "-m", "function:co_scripts:chat", "write n.txt hi"],
