@@ -351,6 +351,7 @@ class Repl:
 
 def run_chat(app: App, *, model: str | None, base_url: str | None, yolo: bool) -> int:
     console = Console(highlight=False)
+    configured = app.settings.core.model  # bad settings: one line and exit 2, before the prompt
     session = Session(app, model_spec=model, base_url=base_url, yolo=yolo)
     if yolo:
         console.print(
@@ -358,7 +359,7 @@ def run_chat(app: App, *, model: str | None, base_url: str | None, yolo: bool) -
             markup=True,
         )
     console.print(
-        f"[bold]Co[/bold] · model: {_escape(model or 'from settings (or auto)')} · "
+        f"[bold]Co[/bold] · model: {_escape(model or configured or 'auto')} · "
         "/help for commands · Ctrl+D to exit",
         markup=True, highlight=False,
     )  # fmt: skip

@@ -196,3 +196,13 @@ def test_slash_completion_and_multi_line_input(chat) -> None:
     child.expect(PROMPT)
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
+
+
+def test_bad_settings_stop_chat_with_one_line(testplug: Path) -> None:
+    (testplug / "settings.json").write_text('{"retries": 99}')
+    child = pexpect.spawn(CO, ["chat"], env=dict(os.environ), encoding="utf-8", timeout=60)
+    child.expect("retries")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "Traceback" not in child.before
