@@ -1,0 +1,440 @@
+"""The vault index: SQLite FTS5 in Co's cache dir, kept in step with the files.
+
+One database per vault (``cache_dir()/obsidian/<hash>.sqlite``). It is built on first
+use, then updated incrementally: a note whose mtime or size changed is re-read, a note
+that disappeared is dropped. Folder mtimes are checked before every query (cheap, and
+they change on every create, rename and delete); a full stat of every note runs when the
+last one is older than ``recheck_seconds``. Search results are verified against the
+note on disk, so a stale index can miss a fresh edit for a moment but never shows text
+that is no longer there. A deleted, corrupt or outdated database is rebuilt.
+
+The FTS table is contentless: a changed note gets a new row id and the old row is left
+behind as dead weight (filtered out by the join with ``notes``); when dead rows outnumber
+live ones the FTS table is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from co_obsidian import text as T
+from co_obsidian.parse import parse_note
+from co_obsidian.progress import BuildProgress
+from co_obsidian.vault import FileStat, VaultError, read_text, walk
+
+SCHEMA = "4"
+MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
+RANK = "bm25(fts, 10.0, 5.0, 4.0, 1.0)"  # title, headings, tags, body
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS notes(
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    path TEXT UNIQUE NOT NULL,
+    key TEXT NOT NULL,          -- folded path without .md
+    stem_key TEXT NOT NULL,     -- folded file name without .md
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    binary INTEGER NOT NULL DEFAULT 0,
+    tags TEXT NOT NULL DEFAULT '',     -- tab separated, tab at both ends
+    aliases TEXT NOT NULL DEFAULT '',  -- folded, tab separated, tab at both ends
+    fm_error TEXT
+);
+CREATE INDEX IF NOT EXISTS notes_stem ON notes(stem_key);
+CREATE INDEX IF NOT EXISTS notes_key ON notes(key);
+CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, target TEXT NOT NULL, raw TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_src ON links(src);
+CREATE INDEX IF NOT EXISTS links_target ON links(target);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    title, headings, tags, body,
+    content='', detail=full, tokenize='unicode61 remove_diacritics 2'
+);
+"""
+
+
+def link_key(target: str) -> str:
+    target = target.strip()
+    if target.lower().endswith(".md"):
+        target = target[:-3]
+    return T.fold(target.strip("/"))
+
+
+@dataclass
+class Hit:
+    path: str
+    text: str
+
+
+def default_db_path(root: Path) -> Path:
+    from co_core import paths
+
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return paths.cache_dir() / "obsidian" / f"{root.name[:40]}-{digest}.sqlite"
+
+
+class VaultIndex:
+    """Search, tags and links of one vault; thread-safe (tools may run in worker threads)."""
+
+    def __init__(self, root: Path, db_path: Path | None = None, recheck_seconds: float = 2.0):
+        self.root = root
+        self.db_path = db_path or default_db_path(root)
+        self.recheck_seconds = recheck_seconds
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._db_ino: int | None = None
+        self._dirs: dict[str, int] = {}
+        self._checked_at = float("-inf")
+        self.last_refresh: dict[str, int] = {}
+
+    # -- database lifecycle -------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        from co_core import paths
+
+        paths.ensure(self.db_path.parent)
+        conn = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            version = None
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
+                row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                version = row[0] if row else None
+            if version != SCHEMA:
+                for (name,) in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'fts_%'"
+                    " AND name NOT LIKE 'sqlite_%'"
+                ).fetchall():
+                    conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+                conn.executescript(_DDL)
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA,))
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('vault', ?)", (str(self.root),))
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('dead', '0')")
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        os.chmod(self.db_path, 0o600)
+        self._db_ino = os.stat(self.db_path).st_ino
+        self._checked_at = float("-inf")
+        return conn
+
+    def _discard(self) -> None:
+        """Forget the database (corrupt or deleted): the next use rebuilds it."""
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                pass
+        self._conn = None
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.db_path}{suffix}")
+            except OSError:
+                pass
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            try:
+                if os.stat(self.db_path).st_ino != self._db_ino:
+                    raise FileNotFoundError
+            except FileNotFoundError:
+                self._discard()  # deleted or replaced under us
+        if self._conn is None:
+            try:
+                self._conn = self._open()
+            except sqlite3.DatabaseError:
+                self._discard()
+                self._conn = self._open()
+        return self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _guarded(self, work, *args):  # type: ignore[no-untyped-def]
+        """Run ``work(conn, ...)`` fresh; a corrupt database is deleted and rebuilt once."""
+        with self._lock:
+            if not self.root.is_dir():
+                raise VaultError(f"Obsidian vault {self.root} is gone.")
+            try:
+                conn = self._connection()
+                self._refresh(conn)
+                return work(conn, *args)
+            except sqlite3.DatabaseError:
+                self._discard()
+                conn = self._connection()
+                self._refresh(conn)
+                return work(conn, *args)
+
+    # -- keeping in step with the files -------------------------------------------------
+
+    def _dirs_changed(self) -> bool:
+        for rel, mtime in self._dirs.items():
+            try:
+                if os.stat(self.root / rel if rel else self.root).st_mtime_ns != mtime:
+                    return True
+            except OSError:
+                return True
+        return False
+
+    def _scan(self) -> dict[str, FileStat]:
+        found = {f.rel: f for f in walk(self.root)}
+        dirs = {""} | {rel.rpartition("/")[0] for rel in found}
+        # also folders without notes: a note created there must be noticed
+        for dirpath, dirnames, _ in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            dirs.add(os.path.relpath(dirpath, self.root).replace(os.sep, "/").strip("."))
+        stats = {}
+        for rel in dirs:
+            try:
+                stats[rel] = os.stat(self.root / rel if rel else self.root).st_mtime_ns
+            except OSError:
+                pass
+        self._dirs = stats
+        return found
+
+    def refresh(self, force: bool = False) -> dict[str, int]:
+        """Bring the index up to date now; returns counts of added/changed/removed notes."""
+        with self._lock:
+            if force:
+                self._checked_at = float("-inf")
+            return self._guarded(lambda conn: self.last_refresh)
+
+    def _refresh(self, conn: sqlite3.Connection) -> None:
+        now = time.monotonic()
+        if now - self._checked_at < self.recheck_seconds and not self._dirs_changed():
+            self.last_refresh = {"added": 0, "changed": 0, "removed": 0}
+            return
+        on_disk = self._scan()
+        known = {
+            path: (note_id, mtime, size)
+            for note_id, path, mtime, size in conn.execute(
+                "SELECT id, path, mtime_ns, size FROM notes"
+            )
+        }
+        removed = [known[p][0] for p in known.keys() - on_disk.keys()]
+        changed = [
+            f
+            for rel, f in on_disk.items()
+            if rel not in known or known[rel][1:] != (f.mtime_ns, f.size)
+        ]
+        added = sum(1 for f in changed if f.rel not in known)
+        stale = removed + [known[f.rel][0] for f in changed if f.rel in known]
+        self.last_refresh = {
+            "added": added,
+            "changed": len(changed) - added,
+            "removed": len(removed),
+        }
+        if stale or changed:
+            dead = int(conn.execute("SELECT value FROM meta WHERE key='dead'").fetchone()[0])
+            live = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            if dead + len(stale) > max(500, live):
+                self._rebuild(conn, list(on_disk.values()))
+            else:
+                self._apply(conn, stale, changed, dead + len(stale))
+        self._checked_at = time.monotonic()
+
+    def _rebuild(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM notes")
+            conn.execute("DELETE FROM links")
+            conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
+            self._index_files(conn, files)
+            conn.execute("UPDATE meta SET value='0' WHERE key='dead'")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _apply(
+        self, conn: sqlite3.Connection, stale: list[int], changed: list[FileStat], dead: int
+    ) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for start in range(0, len(stale), 500):
+                chunk = stale[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM notes WHERE id IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM links WHERE src IN ({marks})", chunk)
+            self._index_files(conn, changed)
+            conn.execute("UPDATE meta SET value=? WHERE key='dead'", (str(dead),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _index_files(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
+        progress = BuildProgress(len(files))
+        try:
+            notes_rows, fts_rows, link_rows = [], [], []
+            next_id = (
+                conn.execute("SELECT seq FROM sqlite_sequence WHERE name='notes'").fetchone()
+                or (0,)
+            )[0]
+            for count, f in enumerate(files, 1):
+                next_id += 1
+                notes_rows_fts = self._note_rows(next_id, f)
+                notes_rows.append(notes_rows_fts[0])
+                if notes_rows_fts[1] is not None:
+                    fts_rows.append(notes_rows_fts[1])
+                link_rows += notes_rows_fts[2]
+                if count % 500 == 0 or count == len(files):
+                    self._flush(conn, notes_rows, fts_rows, link_rows)
+                    notes_rows, fts_rows, link_rows = [], [], []
+                    progress.advance(500 if count % 500 == 0 else count % 500)
+        finally:
+            progress.close()
+
+    @staticmethod
+    def _flush(conn: sqlite3.Connection, notes_rows: list, fts_rows: list, link_rows: list) -> None:  # type: ignore[type-arg]
+        conn.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?,?)", notes_rows)
+        conn.executemany(
+            "INSERT INTO fts(rowid, title, headings, tags, body) VALUES (?,?,?,?,?)", fts_rows
+        )
+        conn.executemany("INSERT INTO links VALUES (?,?,?)", link_rows)
+
+    def _note_rows(self, note_id: int, f: FileStat) -> tuple:  # type: ignore[type-arg]
+        key = f.rel[: -len(".md")]
+        stem = key.rpartition("/")[2]
+        base = (note_id, f.rel, T.fold(key), T.fold(stem), f.mtime_ns, f.size)
+        text = read_text(self.root / f.rel, MAX_INDEX_CHARS * 4)
+        if text is None:
+            return (*base, 1, "", "", None), None, []
+        text = text[:MAX_INDEX_CHARS]
+        note = parse_note(text, stem)
+        tags = "\t" + "\t".join(note.tags) + "\t" if note.tags else ""
+        aliases = "\t" + "\t".join(T.fold(a) for a in note.aliases) + "\t" if note.aliases else ""
+        title = " ".join(dict.fromkeys([stem, note.title, *note.aliases]))
+        fts = (
+            note_id,
+            T.shadow(title),
+            T.shadow("\n".join(note.headings)),
+            T.shadow(" ".join(note.tags)),
+            T.shadow(text),
+        )
+        links = [(note_id, link_key(link), link) for link in note.links]
+        return (*base, 0, tags, aliases, note.frontmatter_error), fts, links
+
+    # -- queries --------------------------------------------------------------------------
+
+    def search(self, query: T.Query, offset: int, limit: int) -> tuple[list[Hit], bool]:
+        """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist."""
+        return self._guarded(self._search, query, offset, limit)
+
+    def _search(
+        self, conn: sqlite3.Connection, query: T.Query, offset: int, limit: int
+    ) -> tuple[list[Hit], bool]:
+        patterns = query.patterns
+        match = query.fts()
+        if match is None:
+            rows: Iterator[tuple[int, str]] = conn.execute(
+                "SELECT id, path FROM notes WHERE binary=0 ORDER BY path"
+            )
+        else:
+            try:
+                rows = conn.execute(
+                    f"SELECT n.id, n.path FROM fts JOIN notes n ON n.id = fts.rowid "
+                    f"WHERE fts MATCH ? ORDER BY {RANK}",
+                    (match,),
+                )
+            except sqlite3.OperationalError as exc:  # an FTS5 syntax error is our bug
+                raise VaultError(f"search failed: {exc}") from exc
+        hits: list[Hit] = []
+        skipped = 0
+        for _note_id, path in list(rows) if match is None else rows:
+            text = read_text(self.root / path, MAX_INDEX_CHARS * 4)
+            if text is None:
+                continue  # gone or binary since the last scan; the next refresh drops it
+            text = text[:MAX_INDEX_CHARS]
+            if not T.matches_all(T.fold(path[:-3] + "\n" + text), patterns):
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            if len(hits) == limit:
+                return hits, True
+            hits.append(Hit(path, text))
+        return hits, False
+
+    def notes(
+        self, tag: str | None, folder: str | None, offset: int, limit: int
+    ) -> tuple[list[tuple[str, str]], int]:
+        """(path, tags) of notes with ``tag`` (nested tags included) in ``folder``; and the total."""
+        return self._guarded(self._notes, tag, folder, offset, limit)
+
+    def _notes(self, conn, tag, folder, offset, limit):  # type: ignore[no-untyped-def]
+        where, args = ["binary=0"], []
+        if tag:
+            where.append("(instr(tags, ?) > 0 OR instr(tags, ?) > 0)")
+            args += [f"\t{tag}\t", f"\t{tag}/"]
+        if folder:
+            where.append("substr(path, 1, ?) = ?")
+            args += [len(folder) + 1, folder + "/"]
+        clause = " AND ".join(where)
+        total = conn.execute(f"SELECT count(*) FROM notes WHERE {clause}", args).fetchone()[0]
+        rows = conn.execute(
+            f"SELECT path, tags FROM notes WHERE {clause} ORDER BY path LIMIT ? OFFSET ?",
+            [*args, limit, offset],
+        ).fetchall()
+        return [(p, t.strip("\t").replace("\t", ", ")) for p, t in rows], total
+
+    def find(self, name: str) -> list[str]:
+        """Paths of notes a wikilink ``[[name]]`` could mean: path, file name or alias."""
+        key = link_key(name)
+        return self._guarded(
+            lambda conn: [
+                p
+                for (p,) in conn.execute(
+                    "SELECT path FROM notes WHERE binary=0 AND (key=? OR stem_key=? "
+                    "OR instr(aliases, ?) > 0) ORDER BY key=? DESC, length(path), path",
+                    (key, key, f"\t{key}\t", key),
+                )
+            ]
+        )
+
+    def links(self, path: str) -> tuple[list[tuple[str, str | None]], list[str]]:
+        """Outgoing links (as written, and the note they resolve to) and backlinking notes."""
+        return self._guarded(self._links, path)
+
+    def _links(self, conn, path):  # type: ignore[no-untyped-def]
+        row = conn.execute("SELECT id, key, stem_key FROM notes WHERE path=?", (path,)).fetchone()
+        if row is None:
+            return [], []
+        note_id, key, stem_key = row
+        outgoing = []
+        for raw, target in conn.execute("SELECT raw, target FROM links WHERE src=?", (note_id,)):
+            found = conn.execute(
+                "SELECT path FROM notes WHERE key=? OR stem_key=? ORDER BY key=? DESC, length(path) LIMIT 1",
+                (target, target, target),
+            ).fetchone()
+            outgoing.append((raw, found[0] if found else None))
+        back = [
+            p
+            for (p,) in conn.execute(
+                "SELECT DISTINCT n.path FROM links l JOIN notes n ON n.id = l.src "
+                "WHERE (l.target=? OR l.target=?) AND n.id != ? ORDER BY n.path",
+                (key, stem_key, note_id),
+            )
+        ]
+        return outgoing, back
+
+    def count(self) -> int:
+        return self._guarded(
+            lambda conn: conn.execute("SELECT count(*) FROM notes WHERE binary=0").fetchone()[0]
+        )
+
+    def note_changed(self, path: Path) -> None:
+        """A tool wrote ``path``: look again on the next query."""
+        with self._lock:
+            self._checked_at = float("-inf")

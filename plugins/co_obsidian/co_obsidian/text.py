@@ -1,0 +1,186 @@
+"""Unicode text handling shared by the index and the search: folding, tokens, matching.
+
+SQLite's ``unicode61`` tokenizer splits on spaces and punctuation only, so a run of CJK
+characters is one token and emoji are dropped as separators. Before indexing, text is
+turned into a *shadow*: each CJK run also gets its single characters and bigrams as
+separate tokens, and each emoji becomes a private-use character (a token for
+``unicode61``). Queries are turned into the same tokens, so FTS5 finds candidates; every
+candidate is then verified against the note's real text, with word boundaries, by
+:func:`term_pattern`. Folding (case and accents) keeps string length, so a match position
+in folded text is the same position in the original.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_CJK = (
+    "\u1100-\u11ff\u3040-\u30ff\u3100-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    "\U00020000-\U0003134f"
+)
+CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+# Emoji and other pictographs: symbol blocks outside the BMP plus the common BMP ones.
+_EMOJI = re.compile("[\u2190-\u21ff\u2300-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
+_SHADOWED = re.compile(f"([{_CJK}]+)|{_EMOJI.pattern}")
+_PUA = 0xF0000
+_TOKEN = re.compile(r"[^\W_]+|[\U000f0000-\U000ffffd]")
+_QUERY_PART = re.compile(r'"([^"]*)"?|(\S+)')
+
+
+class _Fold(dict[int, str]):
+    """Per-character fold (lower case, accents removed) that never changes the length."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        parts = unicodedata.normalize("NFD", char)
+        base = parts[0].lower()
+        # only accents come off: Hangul syllables decompose into letters, and stay whole
+        if len(base) != 1 or not all(unicodedata.combining(c) for c in parts[1:]):
+            base = char.lower() if len(char.lower()) == 1 else char
+        self[code] = base
+        return base
+
+
+_FOLD = _Fold()
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, same length as ``text`` (positions stay valid)."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(_FOLD)
+
+
+def _cjk_tokens(match: re.Match[str]) -> str:
+    run = match.group()
+    grams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return " " + " ".join([*run, *grams]) + " "
+
+
+def _emoji_token(match: re.Match[str]) -> str:
+    return f" {chr(_PUA + ord(match.group()) % 0xFFFD)} "
+
+
+def shadow(text: str) -> str:
+    """The text FTS5 indexes: NFC, CJK split into characters and bigrams, emoji as tokens."""
+    if text.isascii():
+        return text
+    return _SHADOWED.sub(_shadow_part, unicodedata.normalize("NFC", text))
+
+
+def _shadow_part(match: re.Match[str]) -> str:
+    return _cjk_tokens(match) if match.group(1) else _emoji_token(match)
+
+
+def tokens(term: str) -> list[str]:
+    """FTS5 tokens that any text containing ``term`` must also contain."""
+    term = unicodedata.normalize("NFC", term)
+    found: list[str] = []
+    pos = 0
+    for run in _CJK_RUN.finditer(term):
+        found += _TOKEN.findall(_EMOJI.sub(_emoji_token, term[pos : run.start()]))
+        chars = run.group()
+        found += [chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)]
+        pos = run.end()
+    found += _TOKEN.findall(_EMOJI.sub(_emoji_token, term[pos:]))
+    return found
+
+
+@dataclass(frozen=True)
+class Query:
+    """A parsed search: each term (a word or a quoted phrase) must occur in the note."""
+
+    text: str
+    terms: tuple[str, ...]
+
+    @property
+    def patterns(self) -> list[re.Pattern[str]]:
+        return [term_pattern(t) for t in self.terms]
+
+    def fts(self) -> str | None:
+        """The FTS5 MATCH expression, or None if nothing is indexable. A term without CJK,
+        or one CJK run, is a phrase (its tokens are adjacent in the shadow text); a mixed
+        term is an AND of its tokens. Either way hits are verified against the text."""
+        parts: list[str] = []
+        for term in self.terms:
+            toks = tokens(term)
+            if not toks:
+                continue
+            if not CJK_CHAR.search(term) or _CJK_RUN.fullmatch(term):
+                parts.append(_quote(" ".join(toks)))
+            else:
+                parts += [_quote(t) for t in dict.fromkeys(toks)]
+        return " AND ".join(dict.fromkeys(parts)) or None
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def parse_query(text: str) -> Query:
+    """``budget "weekly review" 東京`` -> terms budget, weekly review, 東京."""
+    terms: list[str] = []
+    for phrase, word in _QUERY_PART.findall(text):
+        term = " ".join((phrase or word).split())
+        if term:
+            terms.append(term)
+    return Query(text, tuple(dict.fromkeys(terms)))
+
+
+def _is_word(char: str) -> bool:
+    return (char.isalnum() or char == "_") and not CJK_CHAR.match(char)
+
+
+def term_pattern(term: str) -> re.Pattern[str]:
+    """A regex over *folded* text for ``term``, with word boundaries where the term has word
+    characters at its edges (none at CJK edges: CJK has no spaces between words)."""
+    folded = fold(unicodedata.normalize("NFC", term))
+    body = r"\s+".join(re.escape(part) for part in folded.split())
+    left = r"(?<![^\W_])" if _is_word(folded[0]) else ""
+    right = r"(?![^\W_])" if _is_word(folded[-1]) else ""
+    # A decomposed accent after a letter belongs to that letter: "cafe\u0301" is one word.
+    if right:
+        right = r"(?![^\W_]|[\u0300-\u036f][^\W_])"
+    return re.compile(left + body + right)
+
+
+def matches_all(folded: str, patterns: list[re.Pattern[str]]) -> bool:
+    return all(p.search(folded) for p in patterns)
+
+
+def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
+    """The part of ``text`` around its best match: the window holding the most distinct
+    terms, earliest first; matches in **bold**, whitespace collapsed."""
+    folded = fold(text)
+    hits: list[tuple[int, int, int]] = []  # start, end, term index
+    for index, pattern in enumerate(patterns):
+        for count, m in enumerate(pattern.finditer(folded)):
+            hits.append((m.start(), m.end(), index))
+            if count >= 50:
+                break
+    if not hits:
+        return _collapse(text[:width]) + ("…" if len(text) > width else "")
+    hits.sort()
+    best, best_score = hits[0][0], -1
+    for start, _end, _ in hits:
+        score = len({i for s, _e, i in hits if start <= s < start + width})
+        if score > best_score:
+            best, best_score = start, score
+    lo = max(0, best - width // 3)
+    hi = min(len(text), lo + width)
+    marks = sorted((s, e) for s, e, _ in hits if lo <= s and e <= hi)
+    out, pos = [], lo
+    for s, e in marks:
+        if s < pos:
+            continue
+        out += [text[pos:s], "**", text[s:e], "**"]
+        pos = e
+    out.append(text[pos:hi])
+    return ("…" if lo > 0 else "") + _collapse("".join(out)) + ("…" if hi < len(text) else "")
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())

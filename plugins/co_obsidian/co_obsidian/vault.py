@@ -1,0 +1,117 @@
+"""The vault on disk: where it is, which files are notes, and which paths are safe.
+
+Notes are ``.md`` files. Hidden folders (``.obsidian/``, ``.trash/``, ``.git/``) and
+everything that is not markdown (attachments: images, PDFs) are ignored. Every path a
+tool is given is resolved with symlinks followed and refused unless it stays inside the
+vault; symlinked notes are indexed only when they point inside the vault.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from co_core.errors import CoError
+
+SETTING_HINT = "co config set obsidian.vault_path PATH (or env OBSIDIAN_VAULT_PATH)"
+NOTE_SUFFIX = ".md"
+BINARY_SNIFF = 8192
+
+
+class VaultError(CoError):
+    """The vault is not configured, missing, or a path is not allowed; the message says why."""
+
+
+class OutsideVault(VaultError):
+    """A path that resolves outside the vault."""
+
+
+def vault_root(settings: Any) -> Path:
+    """The configured vault folder, resolved; VaultError naming the setting otherwise."""
+    raw = settings.section("obsidian").vault_path
+    if not raw:
+        raise VaultError(f"No Obsidian vault is configured. Set one: {SETTING_HINT}")
+    path = Path(raw).expanduser()
+    if not path.is_dir():
+        raise VaultError(
+            f"Obsidian vault {path} does not exist or is not a folder. Fix: {SETTING_HINT}"
+        )
+    return path.resolve()
+
+
+@dataclass(frozen=True)
+class FileStat:
+    rel: str  # vault-relative posix path
+    mtime_ns: int
+    size: int
+
+
+def is_ignored(rel: str) -> bool:
+    parts = rel.split("/")
+    return any(p.startswith(".") for p in parts) or not rel.endswith(NOTE_SUFFIX)
+
+
+def walk(root: Path, folder: str = "") -> Iterator[FileStat]:
+    """Every note under ``root/folder`` with its mtime and size (symlinks checked)."""
+    start = root / folder if folder else root
+    stack = [(str(start), folder)]
+    root_str = str(root)
+    while stack:
+        path, rel_dir = stack.pop()
+        try:
+            entries = os.scandir(path)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                try:
+                    if entry.is_symlink():
+                        target = os.path.realpath(entry.path)
+                        if not (target + os.sep).startswith(root_str + os.sep):
+                            continue  # points outside the vault
+                        if os.path.isdir(target):
+                            continue  # no symlinked folders: no loops, no double counting
+                    elif entry.is_dir():
+                        stack.append((entry.path, rel))
+                        continue
+                    if not name.endswith(NOTE_SUFFIX):
+                        continue
+                    st = entry.stat()
+                except OSError:
+                    continue
+                yield FileStat(rel, st.st_mtime_ns, st.st_size)
+
+
+def resolve_inside(root: Path, name: str) -> Path:
+    """``root/name`` with symlinks followed; OutsideVault if it leaves the vault."""
+    candidate = Path(name)
+    if candidate.is_absolute():
+        target = candidate.resolve()
+    else:
+        target = (root / candidate).resolve()
+    if target != root and not target.is_relative_to(root):
+        raise OutsideVault(f"Access denied: {name!r} is outside the vault.")
+    return target
+
+
+def relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def read_text(path: Path, limit: int | None = None) -> str | None:
+    """A note's text (bad UTF-8 replaced), or None if it looks binary or cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read() if limit is None else handle.read(limit)
+    except OSError:
+        return None
+    if b"\0" in data[:BINARY_SNIFF]:
+        return None
+    return data.decode("utf-8", errors="replace")
