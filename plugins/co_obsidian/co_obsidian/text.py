@@ -24,7 +24,7 @@ CJK_CHAR = re.compile(f"[{_CJK}]")
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 # Emoji and other pictographs: symbol blocks outside the BMP plus the common BMP ones.
 _EMOJI = re.compile("[\u2190-\u21ff\u2300-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
-_SHADOWED = re.compile(f"([{_CJK}]+)|{_EMOJI.pattern}")
+_SHADOWED = re.compile(f"[{_CJK}{_EMOJI.pattern[1:-1]}]+")  # one class: one test per char
 _PUA = 0xF0000
 _TOKEN = re.compile(r"[^\W_]+|[\U000f0000-\U000ffffd]")
 _QUERY_PART = re.compile(r'"([^"]*)"?|(\S+)')
@@ -68,11 +68,24 @@ def shadow(text: str) -> str:
     """The text FTS5 indexes: NFC, CJK split into characters and bigrams, emoji as tokens."""
     if text.isascii():
         return text
-    return _SHADOWED.sub(_shadow_part, unicodedata.normalize("NFC", text))
+    text = unicodedata.normalize("NFC", text)
+    # The regex costs ~20 ns a character; most lines have nothing from U+1000 up, and
+    # bytes.translate finds that out at C speed (UTF-8 lead bytes >= 0xE1).
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if not line.isascii() and line.encode("utf-8", "surrogatepass").translate(None, _LOW):
+            lines[number] = _SHADOWED.sub(_shadow_part, line)
+    return "\n".join(lines)
+
+
+_LOW = bytes(range(0xE1))
 
 
 def _shadow_part(match: re.Match[str]) -> str:
-    return _cjk_tokens(match) if match.group(1) else _emoji_token(match)
+    run = match.group()
+    if not _EMOJI.search(run):
+        return _cjk_tokens(match)
+    return _CJK_RUN.sub(_cjk_tokens, _EMOJI.sub(_emoji_token, run))
 
 
 def tokens(term: str) -> list[str]:
@@ -151,10 +164,12 @@ def matches_all(folded: str, patterns: list[re.Pattern[str]]) -> bool:
     return all(p.search(folded) for p in patterns)
 
 
-def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
+def snippet(
+    text: str, patterns: list[re.Pattern[str]], width: int = 160, folded: str | None = None
+) -> str:
     """The part of ``text`` around its best match: the window holding the most distinct
     terms, earliest first; matches in **bold**, whitespace collapsed."""
-    folded = fold(text)
+    folded = fold(text) if folded is None else folded
     hits: list[tuple[int, int, int]] = []  # start, end, term index
     for index, pattern in enumerate(patterns):
         for count, m in enumerate(pattern.finditer(folded)):
@@ -165,7 +180,7 @@ def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str
         return _collapse(text[:width]) + ("…" if len(text) > width else "")
     hits.sort()
     best, best_score = hits[0][0], -1
-    for start, _end, _ in hits:
+    for start, _end, _ in hits[:200]:
         score = len({i for s, _e, i in hits if start <= s < start + width})
         if score > best_score:
             best, best_score = start, score

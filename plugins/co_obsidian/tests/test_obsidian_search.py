@@ -188,3 +188,17 @@ def test_index_rebuilt_when_deleted_or_corrupt(vault: Path, ctx, co_dirs: Path) 
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     write(vault, "b.md", "heron two")
     assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
+
+
+def test_very_common_words_still_rank_titles_first_and_miss_nothing(
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import index
+
+    monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)  # as if "gardening" were in 2,000+ notes
+    for i in range(5):
+        write(vault, f"b{i}.md", f"some gardening text {i}")
+    write(vault, "z/Gardening.md", "tips")
+    found = paths(search_notes(ctx, "gardening", limit=50))
+    assert found[0] == "z/Gardening.md"
+    assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
