@@ -96,6 +96,7 @@ class VaultIndex:
         self._db_ino: int | None = None
         self._dirs: dict[str, int] = {}
         self._checked_at = float("-inf")
+        self._known: dict[str, tuple[int, int, int]] | None = None
         self.last_refresh: dict[str, int] = {}
 
     # -- database lifecycle -------------------------------------------------------------
@@ -129,6 +130,7 @@ class VaultIndex:
         os.chmod(self.db_path, 0o600)
         self._db_ino = os.stat(self.db_path).st_ino
         self._checked_at = float("-inf")
+        self._known = None
         return conn
 
     def _discard(self) -> None:
@@ -193,19 +195,9 @@ class VaultIndex:
         return False
 
     def _scan(self) -> dict[str, FileStat]:
-        found = {f.rel: f for f in walk(self.root)}
-        dirs = {""} | {rel.rpartition("/")[0] for rel in found}
-        # also folders without notes: a note created there must be noticed
-        for dirpath, dirnames, _ in os.walk(self.root):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            dirs.add(os.path.relpath(dirpath, self.root).replace(os.sep, "/").strip("."))
-        stats = {}
-        for rel in dirs:
-            try:
-                stats[rel] = os.stat(self.root / rel if rel else self.root).st_mtime_ns
-            except OSError:
-                pass
-        self._dirs = stats
+        dirs: dict[str, int] = {}
+        found = {f.rel: f for f in walk(self.root, dirs)}
+        self._dirs = dirs
         return found
 
     def refresh(self, force: bool = False) -> dict[str, int]:
@@ -221,12 +213,14 @@ class VaultIndex:
             self.last_refresh = {"added": 0, "changed": 0, "removed": 0}
             return
         on_disk = self._scan()
-        known = {
-            path: (note_id, mtime, size)
-            for note_id, path, mtime, size in conn.execute(
-                "SELECT id, path, mtime_ns, size FROM notes"
-            )
-        }
+        if self._known is None:
+            self._known = {
+                path: (note_id, mtime, size)
+                for note_id, path, mtime, size in conn.execute(
+                    "SELECT id, path, mtime_ns, size FROM notes"
+                )
+            }
+        known = self._known
         removed = [known[p][0] for p in known.keys() - on_disk.keys()]
         changed = [
             f
@@ -243,6 +237,7 @@ class VaultIndex:
         if stale or changed:
             dead = int(conn.execute("SELECT value FROM meta WHERE key='dead'").fetchone()[0])
             live = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            self._known = None  # reread after the change (or a failed one)
             if dead + len(stale) > max(500, live):
                 self._rebuild(conn, list(on_disk.values()))
             else:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from co_core.errors import CoError
 
@@ -42,8 +41,7 @@ def vault_root(settings: Any) -> Path:
     return path.resolve()
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(NamedTuple):
     rel: str  # vault-relative posix path
     mtime_ns: int
     size: int
@@ -54,14 +52,16 @@ def is_ignored(rel: str) -> bool:
     return any(p.startswith(".") for p in parts) or not rel.endswith(NOTE_SUFFIX)
 
 
-def walk(root: Path, folder: str = "") -> Iterator[FileStat]:
-    """Every note under ``root/folder`` with its mtime and size (symlinks checked)."""
-    start = root / folder if folder else root
-    stack = [(str(start), folder)]
+def walk(root: Path, dirs: dict[str, int] | None = None) -> Iterator[FileStat]:
+    """Every note in the vault with its mtime and size (symlinks checked). ``dirs``, if
+    given, receives each visited folder's mtime (creates, renames, deletes change it)."""
+    stack = [(str(root), "")]
     root_str = str(root)
     while stack:
         path, rel_dir = stack.pop()
         try:
+            if dirs is not None:
+                dirs[rel_dir] = os.stat(path).st_mtime_ns
             entries = os.scandir(path)
         except OSError:
             continue
