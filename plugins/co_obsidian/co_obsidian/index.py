@@ -74,7 +74,6 @@ def link_key(target: str) -> str:
 class Hit:
     path: str
     text: str
-    folded: str  # T.fold(text): for the snippet
 
 
 def default_db_path(root: Path) -> Path:
@@ -353,15 +352,14 @@ class VaultIndex:
             if text is None:
                 continue  # gone or binary since the last scan; the next refresh drops it
             text = text[:MAX_INDEX_CHARS]
-            folded = T.fold(text)
-            if not T.matches_all(T.fold(path[:-3]) + "\n" + folded, patterns):
+            if not T.matches_all(path[:-3] + "\n" + text, patterns):
                 continue
             if skipped < offset:
                 skipped += 1
                 continue
             if len(hits) == limit:
                 return hits, True
-            hits.append(Hit(path, text, folded))
+            hits.append(Hit(path, text))
         return hits, False
 
     @staticmethod

@@ -6,8 +6,9 @@ turned into a *shadow*: each CJK run also gets its single characters and bigrams
 separate tokens, and each emoji becomes a private-use character (a token for
 ``unicode61``). Queries are turned into the same tokens, so FTS5 finds candidates; every
 candidate is then verified against the note's real text, with word boundaries, by
-:func:`term_pattern`. Folding (case and accents) keeps string length, so a match position
-in folded text is the same position in the original.
+:func:`term_pattern`, a regex that is case- and accent-insensitive by itself (so the
+note's text is never copied or folded, and match positions are positions in the note).
+:func:`fold` (case and accents off, same length) is for short keys like file names.
 """
 
 from __future__ import annotations
@@ -147,32 +148,55 @@ def _is_word(char: str) -> bool:
     return (char.isalnum() or char == "_") and not CJK_CHAR.match(char)
 
 
+def _latin_variants() -> dict[str, str]:
+    """a -> "aàáâãäå...": every Latin letter that folds to a base letter."""
+    groups: dict[str, list[str]] = {}
+    for code in [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]:
+        char = chr(code)
+        base = fold(char)
+        if base.isascii() and base.isalpha() and base != char.lower():
+            groups.setdefault(base, []).append(char.lower())
+    return {base: base + "".join(dict.fromkeys(chars)) for base, chars in groups.items()}
+
+
+_VARIANTS = _latin_variants()
+_MARKS = "[\u0300-\u036f]"
+
+
+def _char_pattern(char: str) -> tuple[str, str]:
+    """(pattern for the character, pattern for accents that may follow it)."""
+    base = fold(char)
+    if base in _VARIANTS:
+        return f"[{_VARIANTS[base]}]", f"{_MARKS}*+"
+    return re.escape(char), ""
+
+
 def term_pattern(term: str) -> re.Pattern[str]:
-    """A regex over *folded* text for ``term``, with word boundaries where the term has word
+    """A case-insensitive regex over a note's *original* text for ``term``: accents optional
+    on Latin letters (precomposed or combining), word boundaries where the term has word
     characters at its edges (none at CJK edges: CJK has no spaces between words)."""
-    folded = fold(unicodedata.normalize("NFC", term))
-    body = r"\s+".join(re.escape(part) for part in folded.split())
-    left = r"(?<![^\W_])" if _is_word(folded[0]) else ""
-    right = r"(?![^\W_])" if _is_word(folded[-1]) else ""
-    # A decomposed accent after a letter belongs to that letter: "cafe\u0301" is one word.
-    if right:
-        right = r"(?![^\W_]|[\u0300-\u036f][^\W_])"
-    return re.compile(left + body + right)
+    parts = unicodedata.normalize("NFC", term).split()
+    chars = [[_char_pattern(c) for c in part] for part in parts]
+    if _is_word(parts[0][0]):
+        # checked after the first character matched, so the regex engine can skip ahead
+        # to candidates for that character instead of testing a lookbehind everywhere
+        char, marks = chars[0][0]
+        chars[0][0] = (char + rf"(?<![^\W_].)(?<!{_MARKS}.)", marks)
+    body = r"\s+".join("".join(c + m for c, m in part) for part in chars)
+    right = r"(?![^\W_])" if _is_word(parts[-1][-1]) else ""
+    return re.compile(body + right, re.IGNORECASE)
 
 
-def matches_all(folded: str, patterns: list[re.Pattern[str]]) -> bool:
-    return all(p.search(folded) for p in patterns)
+def matches_all(text: str, patterns: list[re.Pattern[str]]) -> bool:
+    return all(p.search(text) for p in patterns)
 
 
-def snippet(
-    text: str, patterns: list[re.Pattern[str]], width: int = 160, folded: str | None = None
-) -> str:
+def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
     """The part of ``text`` around its best match: the window holding the most distinct
     terms, earliest first; matches in **bold**, whitespace collapsed."""
-    folded = fold(text) if folded is None else folded
     hits: list[tuple[int, int, int]] = []  # start, end, term index
     for index, pattern in enumerate(patterns):
-        for count, m in enumerate(pattern.finditer(folded)):
+        for count, m in enumerate(pattern.finditer(text)):
             hits.append((m.start(), m.end(), index))
             if count >= 50:
                 break

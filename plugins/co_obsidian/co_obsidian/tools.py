@@ -102,7 +102,7 @@ def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int
     patterns = parsed.patterns
     for number, hit in enumerate(hits, first):
         lines.append(f"{number}. {hit.path}")
-        lines.append(f"   {T.snippet(hit.text, patterns, folded=hit.folded)}")
+        lines.append(f"   {T.snippet(hit.text, patterns)}")
     if more:
         lines.append(f"More results: page={page + 1}")
     return ToolResult(
