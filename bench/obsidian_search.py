@@ -4,8 +4,10 @@
     uv run python bench/obsidian_search.py /tmp/obs-vault
 
 Measures, per query: an ``rg`` scan of the vault (``rg -l -i -w -F`` on the query's first
-word, the least rg has to do for that query), Co's first search with no index (the
-index build included), warm searches, and the first search after 10 notes were edited.
+word, the least rg has to do for that query), Co's first search with no index (on a
+large vault it reads the notes directly and starts the index build in the background;
+the time until the index is ready is shown too), warm searches, and the first search
+after 10 notes were edited.
 Co runs through the real ``search_notes`` tool with Co's real deps; the index lives in
 a temporary cache dir. Targets (issue 6): first search <= 2x rg, warm <= 20 ms and
 >= 5x faster than rg, after touching 10 notes <= 100 ms.
@@ -95,10 +97,15 @@ def main(argv: list[str] | None = None) -> int:
         (tmp / "cache").mkdir()
         rg = rg_seconds(vault, query, args.runs)
         ctx = fresh_ctx()
+        started = time.perf_counter()
         first, hits = timed(ctx, query)
+        builder = ctx.deps.resource("obsidian_index").index()._builder
+        if builder is not None:  # large vault: the index builds in the background
+            builder.join()
+        ready = time.perf_counter() - started
         warm = statistics.median(timed(ctx, query)[0] for _ in range(args.runs))
         ctx.deps.close()
-        rows.append((query, hits, rg, first, warm))
+        rows.append((query, hits, rg, first, warm, ready))
 
     # edits: 10 notes get a new line; the next search (after the recheck interval, as when
     # the model searches again a few seconds later) notices and reindexes them
@@ -128,13 +135,19 @@ def main(argv: list[str] | None = None) -> int:
             f" {warm * 1000:8.2f} {rg / warm:8.0f}"
         )
     rg_med = statistics.median(r[2] for r in rows)
+    ready_med = statistics.median(r[5] for r in rows)
     first_med = statistics.median(r[3] for r in rows)
     warm_max = max(r[4] for r in rows)
     worst_ratio = min(r[2] / r[4] for r in rows)
     print(f"\nafter touching 10 notes: next search {after * 1000:.0f} ms ({after_hits} hits)")
+    print(
+        "first ms: the first search of an unindexed vault (answered by reading the notes);"
+        " index s: until the background index build finished"
+    )
     checks = [
         (
-            f"first search incl. index build {first_med * 1000:.0f} ms <= 2x rg ({2 * rg_med * 1000:.0f} ms)",
+            f"first search {first_med * 1000:.0f} ms <= 2x rg ({2 * rg_med * 1000:.0f} ms)"
+            f" (index ready in the background after {ready_med:.1f} s)",
             first_med <= 2 * rg_med,
         ),
         (f"warm search (slowest query) {warm_max * 1000:.1f} ms <= 20 ms", warm_max <= 0.020),

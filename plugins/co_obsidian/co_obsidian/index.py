@@ -16,6 +16,8 @@ live ones the FTS table is rebuilt.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import math
 import os
 import sqlite3
 import threading
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from co_obsidian import text as T
-from co_obsidian.parse import parse_note
+from co_obsidian.parse import headings, parse_note
 from co_obsidian.progress import BuildProgress
 from co_obsidian.vault import FileStat, VaultError, read_text, walk
 
@@ -36,6 +38,20 @@ RANK = "bm25(fts, 10.0, 5.0, 4.0, 1.0)"  # title, headings, tags, body
 # bm25 cannot tell notes apart anyway) title/heading/tag matches come first, then the rest
 # by path. Keeps a search for "the" as fast as one for a rare word.
 RANK_ALL_UP_TO = 2000
+# A vault with more note text than this is not indexed while the user waits: the first
+# searches read the notes directly (about as fast as ripgrep) while a background thread
+# builds the index. Smaller vaults are indexed at once (well under a second).
+BACKGROUND_BUILD_BYTES = 20_000_000
+
+
+class _BuildLater(Exception):
+    def __init__(self, files: list[FileStat]) -> None:
+        self.files = files
+
+
+class _Stopped(Exception):
+    """Co is exiting: an unfinished build is rolled back."""
+
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -96,6 +112,9 @@ class VaultIndex:
         self._dirs: dict[str, int] = {}
         self._checked_at = float("-inf")
         self._known: dict[str, tuple[int, int, int]] | None = None
+        self._builder: threading.Thread | None = None
+        self._in_builder = False  # set while the background thread builds (no progress bar)
+        self._stopping = False
         self.last_refresh: dict[str, int] = {}
 
     # -- database lifecycle -------------------------------------------------------------
@@ -162,25 +181,48 @@ class VaultIndex:
         return self._conn
 
     def close(self) -> None:
+        self._stopping = True
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout=30)
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
 
-    def _guarded(self, work, *args):  # type: ignore[no-untyped-def]
-        """Run ``work(conn, ...)`` fresh; a corrupt database is deleted and rebuilt once."""
+    def _guarded(self, work, *args, later: bool = False):  # type: ignore[no-untyped-def]
+        """Run ``work(conn, ...)`` fresh; a corrupt database is deleted and rebuilt once.
+        With ``later``, a large unindexed vault raises _BuildLater instead of building."""
         with self._lock:
             if not self.root.is_dir():
                 raise VaultError(f"Obsidian vault {self.root} is gone.")
             try:
                 conn = self._connection()
-                self._refresh(conn)
+                self._refresh(conn, later)
                 return work(conn, *args)
             except sqlite3.DatabaseError:
                 self._discard()
                 conn = self._connection()
-                self._refresh(conn)
+                self._refresh(conn, later)
                 return work(conn, *args)
+
+    def building(self) -> bool:
+        """True while the background thread builds the first index."""
+        return self._builder is not None and self._builder.is_alive()
+
+    def _start_builder(self) -> None:
+        def build() -> None:
+            self._in_builder = True
+            try:
+                self._guarded(lambda conn: None)
+            except Exception:
+                pass  # stopped, or the vault vanished: the next search tries again
+            finally:
+                self._in_builder = False
+
+        if not self.building() and not self._stopping:
+            self._builder = threading.Thread(target=build, name="co-obsidian-index", daemon=True)
+            self._builder.start()
 
     # -- keeping in step with the files -------------------------------------------------
 
@@ -206,7 +248,7 @@ class VaultIndex:
                 self._checked_at = float("-inf")
             return self._guarded(lambda conn: self.last_refresh)
 
-    def _refresh(self, conn: sqlite3.Connection) -> None:
+    def _refresh(self, conn: sqlite3.Connection, later: bool = False) -> None:
         now = time.monotonic()
         if now - self._checked_at < self.recheck_seconds and not self._dirs_changed():
             self.last_refresh = {"added": 0, "changed": 0, "removed": 0}
@@ -220,6 +262,9 @@ class VaultIndex:
                 )
             }
         known = self._known
+        if later and not known and sum(f.size for f in on_disk.values()) > BACKGROUND_BUILD_BYTES:
+            self._checked_at = float("-inf")
+            raise _BuildLater(list(on_disk.values()))
         removed = [known[p][0] for p in known.keys() - on_disk.keys()]
         changed = [
             f
@@ -274,7 +319,7 @@ class VaultIndex:
             raise
 
     def _index_files(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
-        progress = BuildProgress(len(files))
+        progress = BuildProgress(len(files), show=not self._in_builder)
         try:
             notes_rows, fts_rows, link_rows = [], [], []
             next_id = (
@@ -282,6 +327,8 @@ class VaultIndex:
                 or (0,)
             )[0]
             for count, f in enumerate(files, 1):
+                if self._stopping and count % 100 == 0:
+                    raise _Stopped
                 next_id += 1
                 notes_rows_fts = self._note_rows(next_id, f)
                 notes_rows.append(notes_rows_fts[0])
@@ -329,7 +376,48 @@ class VaultIndex:
 
     def search(self, query: T.Query, offset: int, limit: int) -> tuple[list[Hit], bool]:
         """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist."""
-        return self._guarded(self._search, query, offset, limit)
+        if self.building():
+            return self._scan_search(list(walk(self.root)), query, offset, limit)
+        try:
+            return self._guarded(self._search, query, offset, limit, later=True)
+        except _BuildLater as build_later:
+            found = self._scan_search(build_later.files, query, offset, limit)
+            self._start_builder()  # after the scan: the two would fight over one interpreter
+            return found
+
+    def _scan_search(
+        self, files: list[FileStat], query: T.Query, offset: int, limit: int
+    ) -> tuple[list[Hit], bool]:
+        """Search by reading every note (no index yet). Ranked like the index: title, then
+        headings, then how often the terms occur for the note's length."""
+        patterns = query.patterns
+        scored: list[tuple[float, str]] = []
+        average = max(1.0, sum(f.size for f in files) / max(1, len(files)))
+        for f in files:
+            text = read_text(self.root / f.rel, MAX_INDEX_CHARS * 4)
+            if text is None:
+                continue
+            text = text[:MAX_INDEX_CHARS]
+            if not T.matches_all(f.rel[:-3] + "\n" + text, patterns):
+                continue
+            stem = f.rel[:-3].rpartition("/")[2]
+            heads = "\n".join(headings(text)) if "#" in text else ""
+            length = 0.5 + 0.5 * len(text) / average
+            score = 0.0
+            for pattern in patterns:
+                score += 10 * bool(pattern.search(stem)) + 5 * bool(pattern.search(heads))
+                score += (
+                    math.log1p(sum(1 for _ in itertools.islice(pattern.finditer(text), 50)))
+                    / length
+                )
+            scored.append((-score, f.rel))
+        scored.sort()
+        hits = []
+        for _score, rel in scored[offset : offset + limit]:
+            text = read_text(self.root / rel, MAX_INDEX_CHARS * 4)
+            if text is not None:
+                hits.append(Hit(rel, text[:MAX_INDEX_CHARS]))
+        return hits, len(scored) > offset + limit
 
     def _search(
         self, conn: sqlite3.Connection, query: T.Query, offset: int, limit: int

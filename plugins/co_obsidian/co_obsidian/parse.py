@@ -142,6 +142,12 @@ def inline_tags(prose: str) -> list[str]:
     return found
 
 
+def headings(text: str) -> list[str]:
+    """The text of the note's markdown headings (code blocks excluded)."""
+    prose = strip_code("\n" + text)
+    return [h.strip().rstrip("#").strip() for h in _HEADING.findall(prose)]
+
+
 def parse_note(text: str, stem: str) -> ParsedNote:
     meta, body, error = split_frontmatter(text)
     tags = [normalize_tag(t) for key in ("tags", "tag") for t in _as_list(meta.get(key))]

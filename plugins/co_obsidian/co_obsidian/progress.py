@@ -10,8 +10,9 @@ SHOW_AFTER = 0.4  # seconds: quick builds stay silent
 
 
 class BuildProgress:
-    def __init__(self, total: int, label: str = "Indexing Obsidian vault") -> None:
+    def __init__(self, total: int, label: str = "Indexing Obsidian vault", show: bool = True):
         self.total = total
+        self.show = show
         self.label = label
         self.done = 0
         self.started = time.monotonic()
@@ -21,7 +22,9 @@ class BuildProgress:
     def advance(self, count: int = 1) -> None:
         self.done += count
         if self._bar is None:
-            if time.monotonic() - self.started < SHOW_AFTER or not sys.stderr.isatty():
+            if not self.show or time.monotonic() - self.started < SHOW_AFTER:
+                return
+            if not sys.stderr.isatty():
                 return
             from rich.console import Console
             from rich.progress import Progress

@@ -202,3 +202,27 @@ def test_very_common_words_still_rank_titles_first_and_miss_nothing(
     found = paths(search_notes(ctx, "gardening", limit=50))
     assert found[0] == "z/Gardening.md"
     assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
+
+
+def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import index
+
+    monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)  # every vault counts as large
+    for i in range(30):
+        write(vault, f"notes/n{i:02d}.md", f"# Day {i}\nthe heron came back" + " filler" * i)
+    write(vault, "Heron.md", "all about the bird")
+    write(vault, "other.md", "no bird here")
+    first = search_notes(ctx, "heron", limit=5)  # answered by reading the files
+    vault_index = ctx.deps.resource("obsidian_index").index()
+    assert vault_index._builder is not None  # and the index is being built
+    vault_index._builder.join(timeout=60)
+    assert vault_index.count() == 32
+    second = search_notes(ctx, "heron", limit=5)  # answered by the index
+    assert first.count == second.count == 5 and first.has_more and second.has_more
+    assert paths(first)[0] == paths(second)[0] == "Heron.md"
+    everything = set()
+    for page in range(1, 8):
+        everything |= set(paths(search_notes(ctx, "heron", limit=5, page=page)))
+    assert len(everything) == 31 and "other.md" not in everything
