@@ -127,12 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
     print(
-        f"\n{'query':28} {'hits':>5} {'rg ms':>8} {'first ms':>9} {'x rg':>6} {'warm ms':>8} {'rg/warm':>8}"
+        f"\n{'query':28} {'hits':>5} {'rg ms':>8} {'first ms':>9} {'x rg':>6}"
+        f" {'index s':>8} {'warm ms':>8} {'rg/warm':>8}"
     )
-    for query, hits, rg, first, warm in rows:
+    for query, hits, rg, first, warm, ready in rows:
         print(
             f"{query:28} {hits:>5} {rg * 1000:8.1f} {first * 1000:9.0f} {first / rg:6.1f}"
-            f" {warm * 1000:8.2f} {rg / warm:8.0f}"
+            f" {ready:8.1f} {warm * 1000:8.2f} {rg / warm:8.0f}"
         )
     rg_med = statistics.median(r[2] for r in rows)
     ready_med = statistics.median(r[5] for r in rows)
