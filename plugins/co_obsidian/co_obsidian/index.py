@@ -391,6 +391,7 @@ class VaultIndex:
         """Search by reading every note (no index yet). Ranked like the index: title, then
         headings, then how often the terms occur for the note's length."""
         patterns = query.patterns
+        prefilter = T.Prefilter(query)
         scored: list[tuple[float, str]] = []
         average = max(1.0, sum(f.size for f in files) / max(1, len(files)))
         for f in files:
@@ -398,7 +399,8 @@ class VaultIndex:
             if text is None:
                 continue
             text = text[:MAX_INDEX_CHARS]
-            if not T.matches_all(f.rel[:-3] + "\n" + text, patterns):
+            keyed = f.rel[:-3] + "\n" + text
+            if not prefilter.may_match(keyed) or not T.matches_all(keyed, patterns):
                 continue
             stem = f.rel[:-3].rpartition("/")[2]
             heads = "\n".join(headings(text)) if "#" in text else ""

@@ -191,6 +191,65 @@ def matches_all(text: str, patterns: list[re.Pattern[str]]) -> bool:
     return all(p.search(text) for p in patterns)
 
 
+# Latin-1 letters with accents are two bytes in UTF-8, C3 then 80-BF. Deleting C3 and
+# mapping the second byte to the letter's base ("é" = C3 A9 -> "e") strips those accents
+# at C speed. Other lead bytes become spaces; the second bytes of other characters turn
+# into stray letters, which can only make the prefilter say "maybe" more often.
+_LATIN1_TABLE = bytearray(range(256))
+for _byte in range(0x80, 0xC0):
+    _base = fold(chr(_byte + 0x40))
+    _LATIN1_TABLE[_byte] = ord(_base) if _base.isascii() and _base.isalpha() else 0x20
+for _byte in range(0xC0, 0x100):
+    _LATIN1_TABLE[_byte] = 0x20
+_LATIN1_TABLE = bytes(_LATIN1_TABLE)
+# Lead bytes of other accented Latin (U+0100-U+024F), combining accents (U+0300-U+036F)
+# and Latin Extended Additional (U+1E00-U+1EFF): for those, Unicode NFD does the work.
+_OTHER_ACCENTS = (b"\xc4", b"\xc5", b"\xc6", b"\xc7", b"\xc8", b"\xc9", b"\xcc", b"\xcd")
+_OTHER_ACCENTS_3 = (b"\xe1\xb8", b"\xe1\xb9", b"\xe1\xba", b"\xe1\xbb")
+
+
+def ascii_view(text: str) -> bytes:
+    """The text lower-cased with accents off and other scripts blurred, as bytes: where
+    a word's accent-free spelling occurs in the text, it occurs in this view."""
+    data = text.encode("utf-8", "surrogatepass")
+    if text.isascii():
+        return data.lower()
+    if any(b in data for b in _OTHER_ACCENTS) or any(b in data for b in _OTHER_ACCENTS_3):
+        decomposed = unicodedata.normalize("NFD", text)
+        return decomposed.encode("ascii", "ignore").lower()
+    return data.translate(_LATIN1_TABLE, b"\xc3").lower()
+
+
+class Prefilter:
+    """A cheap necessary condition for a query, in C-speed substring tests, so a search
+    without an index can skip most notes before running the (slower) real patterns.
+    Accent-insensitive words are looked for in an ASCII view of the note; words with
+    other scripts in the lower-cased NFC text."""
+
+    def __init__(self, query: Query) -> None:
+        self.ascii: list[bytes] = []
+        self.plain: list[str] = []
+        for term in query.terms:
+            for word in term.split():
+                decomposed = unicodedata.normalize("NFD", word)
+                if all(c.isascii() or unicodedata.combining(c) for c in decomposed):
+                    self.ascii.append(decomposed.encode("ascii", "ignore").lower())
+                else:
+                    self.plain.append(unicodedata.normalize("NFC", word).lower())
+
+    def may_match(self, text: str) -> bool:
+        if self.ascii:
+            view = ascii_view(text)
+            if not all(needle in view for needle in self.ascii):
+                return False
+        if self.plain:
+            if text.isascii():
+                return False
+            view = unicodedata.normalize("NFC", text).lower()
+            return all(needle in view for needle in self.plain)
+        return True
+
+
 def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
     """The part of ``text`` around its best match: the window holding the most distinct
     terms, earliest first; matches in **bold**, whitespace collapsed."""

@@ -48,6 +48,9 @@ def test_tags_from_frontmatter_variants_and_inline(tagged: Path, ctx) -> None:
     assert listed(list_notes(ctx, tag="personal")) == ["single.md"]
     assert listed(list_notes(ctx, tag="idea")) == ["none.md"]
     assert listed(list_notes(ctx, tag="rescued")) == ["broken.md"]
+    # malformed frontmatter: still a note, still searchable, frontmatter text included
+    assert search_notes(ctx, "broken yaml").data["paths"] == ["broken.md"]
+    assert search_notes(ctx, "unclosed").data["paths"] == ["broken.md"]
 
 
 def test_nested_tags(tagged: Path, ctx) -> None:
