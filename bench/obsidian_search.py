@@ -113,13 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     timed(ctx, "zanzibar")
     touched = sorted(vault.rglob("*.md"))[:: max(1, notes // 10)][:10]
     originals = {p: p.read_bytes() for p in touched}
+    afters = []
     try:
         recheck = ctx.deps.section("obsidian").recheck_seconds
-        time.sleep(recheck + 0.1)
-        for p in touched:
-            with open(p, "a", encoding="utf-8") as handle:
-                handle.write("\nnewly added walrus line\n")
-        after, after_hits = timed(ctx, "walrus")
+        for word in ("walrus", "narwhal", "dugong"):
+            time.sleep(recheck + 0.1)
+            for p in touched:
+                with open(p, "a", encoding="utf-8") as handle:
+                    handle.write(f"\nnewly added {word} line\n")
+            afters.append(timed(ctx, word))
+        after, after_hits = sorted(afters)[1]
     finally:
         for p, data in originals.items():
             p.write_bytes(data)
@@ -140,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     first_med = statistics.median(r[3] for r in rows)
     warm_max = max(r[4] for r in rows)
     worst_ratio = min(r[2] / r[4] for r in rows)
-    print(f"\nafter touching 10 notes: next search {after * 1000:.0f} ms ({after_hits} hits)")
+    print(
+        f"\nafter touching 10 notes: next search {after * 1000:.0f} ms ({after_hits} hits;"
+        f" median of {', '.join(f'{a * 1000:.0f}' for a, _ in afters)} ms)"
+    )
     print(
         "first ms: the first search of an unindexed vault (answered by reading the notes);"
         " index s: until the background index build finished"

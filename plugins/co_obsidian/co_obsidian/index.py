@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from co_obsidian import text as T
-from co_obsidian.parse import headings, parse_note
+from co_obsidian.parse import parse_note
 from co_obsidian.progress import BuildProgress
 from co_obsidian.vault import FileStat, VaultError, read_text, walk
 
@@ -403,13 +403,17 @@ class VaultIndex:
             if not prefilter.may_match(keyed) or not T.matches_all(keyed, patterns):
                 continue
             stem = f.rel[:-3].rpartition("/")[2]
-            heads = "\n".join(headings(text)) if "#" in text else ""
             length = 0.5 + 0.5 * len(text) / average
             score = 0.0
             for pattern in patterns:
-                score += 10 * bool(pattern.search(stem)) + 5 * bool(pattern.search(heads))
+                first = pattern.search(text)
+                # a match on a heading line counts like a heading match in the index
+                heading = first is not None and text.startswith(
+                    "#", text.rfind("\n", 0, first.start()) + 1
+                )
+                score += 10 * bool(pattern.search(stem)) + 5 * heading
                 score += (
-                    math.log1p(sum(1 for _ in itertools.islice(pattern.finditer(text), 50)))
+                    math.log1p(sum(1 for _ in itertools.islice(pattern.finditer(text), 20)))
                     / length
                 )
             scored.append((-score, f.rel))
