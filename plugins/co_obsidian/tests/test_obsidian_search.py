@@ -226,3 +226,33 @@ def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
     for page in range(1, 8):
         everything |= set(paths(search_notes(ctx, "heron", limit=5, page=page)))
     assert len(everything) == 31 and "other.md" not in everything
+
+
+def test_text_edited_in_place_is_never_shown_stale(vault: Path, ctx) -> None:
+    # default recheck interval: an in-place edit may not be reindexed yet, but a hit is
+    # always checked against the file, so removed text is never reported
+    note = write(vault, "a.md", "the walrus sleeps")
+    assert paths(search_notes(ctx, "walrus")) == ["a.md"]
+    note.write_text("the seal sleeps", encoding="utf-8")
+    assert search_notes(ctx, "walrus").count == 0
+
+
+def test_closing_during_the_background_build_leaves_a_usable_index(
+    vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import index
+
+    monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)
+    for i in range(3000):
+        write(vault, f"n{i:04d}.md", f"note {i} otter")
+    first = make_ctx(vault)
+    assert search_notes(first, "otter", limit=1).has_more
+    first.deps.close()  # Co exits while the index may still be building
+    second = make_ctx(vault)
+    second_index = second.deps.resource("obsidian_index").index()
+    builder = second_index._builder
+    search_notes(second, "otter", limit=1)
+    if second_index._builder is not builder and second_index._builder is not None:
+        second_index._builder.join(timeout=120)
+    assert second_index.count() == 3000
+    assert search_notes(second, "note 2999").data["paths"] == ["n2999.md"]
