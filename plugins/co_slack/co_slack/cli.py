@@ -16,7 +16,13 @@ def add_commands(app: Any) -> None:
 
     @slack_app.command("login")
     def login() -> None:
-        """Store a Slack bot token (xoxb-…) after checking it with Slack (auth.test)."""
+        """Store a Slack bot token (xoxb-…) after checking it with Slack (auth.test).
+
+        The token is typed without echo, or read from standard input when that is not
+        a terminal (`co slack login < token.txt`).
+        """
+        import sys
+
         from co_core.errors import CoError
         from co_core.settings import load_settings
         from co_slack import token as tokens
@@ -24,8 +30,11 @@ def add_commands(app: Any) -> None:
         from co_slack.settings import SlackSettings
         from co_slack.status import auth_test, who
 
-        typer.echo("Paste the bot token from your Slack app's OAuth & Permissions page.")
-        raw = typer.prompt("Slack bot token", hide_input=True, default="", show_default=False)
+        if sys.stdin.isatty():
+            typer.echo("Paste the bot token from your Slack app's OAuth & Permissions page.")
+            raw = typer.prompt("Slack bot token", hide_input=True, default="", show_default=False)
+        else:  # `co slack login < token-file`: read it without prompting or echoing
+            raw = sys.stdin.readline()
         try:
             value = tokens.check_format(raw)
             settings = load_settings({"slack": SlackSettings})

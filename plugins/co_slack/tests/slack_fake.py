@@ -335,7 +335,7 @@ class SlackServer:
         self.fake = fake or FakeSlack()
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.fake = self.fake
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def base_url(self) -> str:
