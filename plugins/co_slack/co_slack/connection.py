@@ -27,6 +27,7 @@ CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{6,}$")
 ALL_TYPES = "public_channel,private_channel"
 PUBLIC_ONLY = "public_channel"
 MAX_NAME_PAGES = 50
+NAME_PAGE_SIZE = 200  # Slack's advice: at most 200 per page
 log = logging.getLogger("co_slack")
 
 
@@ -129,11 +130,11 @@ class SlackConnection:
 
     # -- channels ----------------------------------------------------------------------
 
-    def list_page(self, cursor: str) -> tuple[list[dict[str, Any]], str]:
+    def list_page(self, cursor: str, limit: int | None = None) -> tuple[list[dict[str, Any]], str]:
         """One page of conversations.list: (channels, next_cursor or "")."""
         params = {
             "exclude_archived": True,
-            "limit": self.section.page_size,
+            "limit": limit or self.section.page_size,
             "cursor": cursor or None,
         }
         try:
@@ -183,7 +184,7 @@ class SlackConnection:
             return self.channel_ids[name]
         cursor = ""
         for _ in range(MAX_NAME_PAGES):
-            _channels, cursor = self.list_page(cursor)
+            _channels, cursor = self.list_page(cursor, limit=NAME_PAGE_SIZE)
             if name in self.channel_ids:
                 return self.channel_ids[name]
             if not cursor:

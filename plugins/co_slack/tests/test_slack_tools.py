@@ -71,9 +71,11 @@ def test_oldest_and_limit_reach_slack(make_ctx, fake):
 
 
 def test_oldest_as_an_iso_date(make_ctx, fake):
-    result = read_slack_channel(make_ctx(), "general", oldest="2000-01-01")
-    assert result.count == 3
-    assert fake.calls("conversations.history")[0].params["oldest"].startswith("9466")
+    ctx = make_ctx()
+    assert read_slack_channel(ctx, "general", oldest="2000-01-01").count == 3
+    since = read_slack_channel(ctx, "general", oldest="2023-11-14T22:13:35Z")
+    assert since.count == 2 and "Good morning" not in since.display
+    assert fake.calls("conversations.history")[-1].params["oldest"] == "1700000015.000000"
 
 
 def test_a_bad_oldest_is_a_retry_before_anything_is_sent(make_ctx, fake):
@@ -110,3 +112,17 @@ def test_empty_text_is_a_retry_and_nothing_is_posted(make_ctx, fake):
     with pytest.raises(ModelRetry, match="empty"):
         post_slack_message(make_ctx(), "general", "   ")
     assert fake.posted == []
+
+
+def test_a_name_on_a_later_page_is_found_by_walking_the_cursor(make_ctx, fake):
+    from slack_fake import _channel
+
+    fake.channels += [_channel(f"C0BULK{n:04d}", f"bulk-{n:04d}") for n in range(450)]
+    fake.history["C0BULK0449"] = [
+        {"type": "message", "user": "U0ADA00001", "text": "last", "ts": "1700000001.000001"}
+    ]
+    ctx = make_ctx()
+    assert "Ada Lovelace: last" in read_slack_channel(ctx, "bulk-0449").display
+    assert len(fake.calls("conversations.list")) == 3  # 200 + 200 + 55
+    read_slack_channel(ctx, "#bulk-0449")
+    assert len(fake.calls("conversations.list")) == 3  # remembered for the session
