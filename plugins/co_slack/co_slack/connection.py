@@ -37,6 +37,7 @@ def build_client(
     *,
     timeout: int | None = None,
     rate_limit_retries: int | None = None,
+    connection_retries: int = 1,
 ) -> WebClient:
     """A WebClient for ``section.base_url`` that honours 429 Retry-After."""
     from slack_sdk import WebClient
@@ -46,7 +47,9 @@ def build_client(
     )
 
     retries = section.rate_limit_retries if rate_limit_retries is None else rate_limit_retries
-    handlers: list[Any] = [ConnectionErrorRetryHandler(max_retry_count=1)]
+    handlers: list[Any] = []
+    if connection_retries:
+        handlers.append(ConnectionErrorRetryHandler(max_retry_count=connection_retries))
     if retries:
         handlers.append(RateLimitErrorRetryHandler(max_retry_count=retries))
     client = WebClient(

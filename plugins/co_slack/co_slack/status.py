@@ -23,7 +23,13 @@ def who(auth: dict[str, Any]) -> str:
 def auth_test(token: str, settings: Settings, timeout: int = CHECK_TIMEOUT) -> dict[str, Any]:
     from co_slack.connection import build_client, call_api
 
-    client = build_client(token, settings.section("slack"), timeout=timeout, rate_limit_retries=0)
+    client = build_client(
+        token,
+        settings.section("slack"),
+        timeout=timeout,
+        rate_limit_retries=0,
+        connection_retries=0,
+    )
     return call_api(client, "auth_test")
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from co_slack.settings import SlackSettings
 
 TOKEN_FILE = "slack-token"
+SOURCE_LABELS = {"file": "settings.json", "project": "the project's .co/settings.json"}
 
 
 class TokenError(CoError):
@@ -70,7 +71,8 @@ def resolve(section: SlackSettings, source: str | None = None) -> Token | None:
     ``source`` is where settings found ``slack.bot_token`` (``Settings.sources``).
     """
     if section.bot_token is not None and section.bot_token.get_secret_value().strip():
-        return Token(section.bot_token.get_secret_value().strip(), source or "settings")
+        label = SOURCE_LABELS.get(source or "", source or "settings")
+        return Token(section.bot_token.get_secret_value().strip(), label)
     saved = read_saved()
     if saved:
         return Token(saved, str(token_file()))

@@ -116,3 +116,9 @@ def test_login_reads_the_token_from_a_pipe(env, co_dirs):
     assert result.returncode == 0, result.stderr
     assert TOKEN not in result.stdout + result.stderr
     assert (co_dirs / "slack-token").read_text().strip() == TOKEN
+
+
+def test_a_token_in_settings_json_is_used_and_named_as_such(env):
+    assert co(env, "config", "set", "slack.bot_token", TOKEN).returncode == 0
+    row = slack_row(env)
+    assert row["state"] == "ok" and row["detail"].endswith("(token from settings.json)")
