@@ -34,7 +34,11 @@ def main() -> None:
         for kind in ("config", "data", "cache"):
             os.environ[f"CO_{kind.upper()}_DIR"] = str(Path(tmp) / kind)
         os.environ.update(
-            SLACK_BOT_TOKEN=TOKEN, CO_SLACK_BASE_URL=server.base_url, CO_LOAD_PLUGINS="slack"
+            SLACK_BOT_TOKEN=TOKEN,
+            CO_SLACK_BASE_URL=server.base_url,
+            CO_LOAD_PLUGINS="slack",
+            NO_PROXY="127.0.0.1",
+            no_proxy="127.0.0.1",
         )
         from co_slack.tools import read_slack_channel
         from pydantic_ai import RunContext

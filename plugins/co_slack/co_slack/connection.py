@@ -12,10 +12,9 @@ from __future__ import annotations
 import logging
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from co_slack.errors import AUTH_ERRORS, SlackProblem, problem
-from co_slack.settings import LOOPBACK, SlackSettings
+from co_slack.settings import SlackSettings
 from co_slack.token import TokenError, require
 
 if TYPE_CHECKING:
@@ -52,16 +51,14 @@ def build_client(
         handlers.append(ConnectionErrorRetryHandler(max_retry_count=connection_retries))
     if retries:
         handlers.append(RateLimitErrorRetryHandler(max_retry_count=retries))
-    client = WebClient(
+    # slack_sdk sends through HTTPS_PROXY/HTTP_PROXY when set (and honours NO_PROXY).
+    return WebClient(
         token=token,
         base_url=section.base_url,
         timeout=timeout or section.timeout,
         retry_handlers=handlers,
         logger=logging.getLogger("co_slack.sdk"),
     )
-    if urlsplit(section.base_url).hostname in LOOPBACK:
-        client.proxy = None  # a local server is never reached through HTTP(S)_PROXY
-    return client
 
 
 def call_api(

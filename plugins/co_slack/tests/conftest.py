@@ -29,6 +29,8 @@ def slack_env(
     monkeypatch.setenv("SLACK_BOT_TOKEN", TOKEN)
     monkeypatch.setenv("CO_SLACK_BASE_URL", slack_server.base_url)
     monkeypatch.setenv("CO_LOAD_PLUGINS", "slack")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a proxy in CI must not intercept
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     return slack_server
 
 

@@ -22,6 +22,8 @@ def env(co_dirs, slack_server, monkeypatch):
     monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
     monkeypatch.setenv("CO_SLACK_BASE_URL", slack_server.base_url)
     monkeypatch.setenv("CO_LOAD_PLUGINS", "slack")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     return dict(os.environ)
 
 
