@@ -123,7 +123,12 @@ class SlackConnection:
 
     def call(self, method: str, /, about: str | None = None, **params: Any) -> dict[str, Any]:
         """Call a WebClient method; ``about`` names the channel the user gave, for hints."""
-        return call_api(self.client, method, about, **params)
+        try:
+            return call_api(self.client, method, about, **params)
+        except SlackProblem as exc:
+            if exc.code in AUTH_ERRORS:
+                self._client = None  # after `co slack login` the next call uses the new token
+            raise
 
     def close(self) -> None:
         self._client = None

@@ -40,6 +40,18 @@ def test_a_rejected_token_says_to_log_in_again(make_ctx, monkeypatch):
     assert "xoxb-revoked-or-wrong" not in str(caught.value)
 
 
+def test_after_a_rejected_token_a_new_login_is_picked_up(make_ctx, monkeypatch, co_dirs):
+    from co_slack.token import save
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "")
+    save("xoxb-revoked-or-wrong")
+    ctx = make_ctx()
+    with pytest.raises(ModelRetry, match="invalid_auth"):
+        list_slack_channels(ctx)
+    save(TOKEN)  # the user ran `co slack login` in another terminal
+    assert list_slack_channels(ctx).count == 5
+
+
 def test_a_missing_scope_is_named(make_ctx, fake):
     fake.scopes.discard("chat:write")
     with pytest.raises(ModelRetry, match=r"lacks the OAuth scope chat:write.*reinstall"):
