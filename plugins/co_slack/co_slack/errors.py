@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core.errors import CoError
+from co_core import CoError
 
 AUTH_ERRORS = {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive"}
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_core import paths
-from co_core.errors import CoError
+from co_core import CoError, paths
 
 if TYPE_CHECKING:
     from co_slack.settings import SlackSettings
