@@ -23,7 +23,7 @@ def add_commands(app: Any) -> None:
         """
         import sys
 
-        from co_core.errors import CoError
+        from co_core import CoError
         from co_core.settings import load_settings
         from co_slack import token as tokens
         from co_slack.errors import SlackProblem
