@@ -1,0 +1,164 @@
+"""Which Google credentials Co uses, and how the user gets them.
+
+Order: the token ``co google login`` saved (mode 0600 in Co's config dir), then
+application-default credentials (``gcloud auth application-default login``), then none.
+Scopes are the least the tools need: Drive and Calendar read-only, Gmail read + compose
+(compose creates drafts; Co never asks for the send scope). google-auth is imported inside
+functions so this module stays cheap for ``co status``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from co_core import paths
+from co_core.errors import CoError
+
+SCOPES = [
+    "https://www.googleapis.com/auth/drive.readonly",
+    "https://www.googleapis.com/auth/gmail.readonly",
+    "https://www.googleapis.com/auth/gmail.compose",
+    "https://www.googleapis.com/auth/calendar.readonly",
+]
+TOKEN_FILE = "google-token.json"
+# Loopback redirect for the console flow: nothing listens on port 1, so the browser shows
+# an error page whose address (with the code in it) the user pastes back.
+CONSOLE_REDIRECT = "http://localhost:1/"
+LOGIN_HINT = "run `co google login`"
+
+
+class GoogleAuthProblem(CoError):
+    """Credentials are missing, unreadable, expired or revoked; the message says what to do."""
+
+
+@dataclass
+class Found:
+    """Credentials plus where they came from (shown by ``co status``)."""
+
+    credentials: Any
+    source: str
+
+
+def token_path(settings: Any) -> Path:
+    section = settings.section("google")
+    if section.token_path:
+        return Path(section.token_path).expanduser()
+    return paths.config_dir() / TOKEN_FILE
+
+
+def find_credentials(settings: Any) -> Found | None:
+    """The credentials to use, or None when there are none at all."""
+    path = token_path(settings)
+    if path.exists():
+        from google.oauth2.credentials import Credentials
+
+        try:
+            info = json.loads(path.read_text(encoding="utf-8"))
+            creds = Credentials.from_authorized_user_info(info, SCOPES)
+        except (OSError, ValueError) as exc:
+            raise GoogleAuthProblem(
+                f"the Google token {path} is unreadable ({exc}); {LOGIN_HINT}"
+            ) from exc
+        return Found(creds, f"token {path}")
+    if settings.section("google").use_adc:
+        import google.auth
+        from google.auth.exceptions import DefaultCredentialsError
+
+        try:
+            creds, project = google.auth.default(scopes=SCOPES)
+        except DefaultCredentialsError:
+            return None
+        where = os.environ.get("GOOGLE_APPLICATION_CREDENTIALS") or "gcloud"
+        label = f"application-default credentials ({where}"
+        return Found(creds, label + (f", project {project})" if project else ")"))
+    return None
+
+
+def require_credentials(settings: Any) -> Found:
+    found = find_credentials(settings)
+    if found is None:
+        raise GoogleAuthProblem(f"Google is not set up: {LOGIN_HINT}")
+    return found
+
+
+def _client_secrets(settings: Any) -> Path:
+    raw = settings.section("google").credentials_path
+    if not raw:
+        raise CoError(
+            "set google.credentials_path (or GOOGLE_CREDENTIALS_PATH) to the OAuth client JSON "
+            "of a Desktop app (Google Cloud console → APIs & Services → Credentials)"
+        )
+    path = Path(raw).expanduser()
+    if not path.is_file():
+        raise CoError(f"OAuth client file {path} does not exist (google.credentials_path)")
+    return path
+
+
+def _code_from(pasted: str, state: str) -> str:
+    """Accept the whole redirect address (state checked) or just the code."""
+    pasted = pasted.strip()
+    if not pasted:
+        raise CoError("no code given; login cancelled")
+    if "://" not in pasted and "code=" not in pasted:
+        return pasted
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(pasted).query or pasted)
+    if "error" in query:
+        raise CoError(f"Google refused the login: {query['error'][0]}")
+    if query.get("state", [None])[0] != state:
+        raise CoError("the pasted address is from another login attempt (state mismatch)")
+    if "code" not in query:
+        raise CoError("the pasted address has no code in it")
+    return query["code"][0]
+
+
+def login(
+    settings: Any,
+    *,
+    console: bool = False,
+    open_browser: bool = True,
+    ask: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+) -> Path:
+    """Run the installed-app OAuth flow and save the token (0600). Returns the token path."""
+    from google_auth_oauthlib.flow import InstalledAppFlow
+
+    try:
+        flow = InstalledAppFlow.from_client_secrets_file(str(_client_secrets(settings)), SCOPES)
+    except ValueError as exc:
+        raise CoError(f"the OAuth client file is not a Desktop-app client JSON: {exc}") from exc
+    try:
+        if console:
+            flow.redirect_uri = CONSOLE_REDIRECT
+            url, state = flow.authorization_url(access_type="offline", prompt="consent")
+            say("Open this address in a browser on any machine and allow access:")
+            say(url)
+            say("The browser then fails to load a localhost page; that is expected.")
+            code = _code_from(ask("Paste the address it ended on (or just the code): "), state)
+            flow.fetch_token(code=code)
+            creds = flow.credentials
+        else:
+            creds = flow.run_local_server(
+                port=0, open_browser=open_browser, access_type="offline", prompt="consent"
+            )
+    except CoError:
+        raise
+    except Exception as exc:  # oauthlib/requests errors: one line, no traceback
+        raise CoError(f"Google login failed: {type(exc).__name__}: {exc}") from exc
+    path = token_path(settings)
+    paths.write_private(path, creds.to_json())
+    return path
+
+
+def logout(settings: Any) -> Path | None:
+    """Delete the saved token; returns its path, or None when there was none."""
+    path = token_path(settings)
+    if not path.exists():
+        return None
+    path.unlink()
+    return path
