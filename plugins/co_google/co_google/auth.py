@@ -61,6 +61,8 @@ def find_credentials(settings: Any) -> Found | None:
         try:
             info = json.loads(path.read_text(encoding="utf-8"))
             creds = Credentials.from_authorized_user_info(info, SCOPES)
+            if settings.section("google").token_uri:
+                creds = creds.with_token_uri(settings.section("google").token_uri)
         except (OSError, ValueError) as exc:
             raise GoogleAuthProblem(
                 f"the Google token {path} is unreadable ({exc}); {LOGIN_HINT}"

@@ -24,6 +24,11 @@ class GoogleSettings(SectionModel):
         env="CO_GOOGLE_API_ENDPOINT",
         help="root URL of the Google APIs (default: Google's own; tests point it at a local server)",
     )
+    token_uri: str | None = setting(
+        None,
+        env="CO_GOOGLE_TOKEN_URI",
+        help="OAuth token endpoint used to refresh the saved login (default: Google's)",
+    )
     time_zone: str | None = setting(
         None,
         env="CO_GOOGLE_TIME_ZONE",
