@@ -1,7 +1,9 @@
 """Which Google credentials Co uses, and how the user gets them.
 
 Order: the token ``co google login`` saved (mode 0600 in Co's config dir), then
-application-default credentials (``gcloud auth application-default login``), then none.
+application-default credentials (``GOOGLE_APPLICATION_CREDENTIALS`` or the file
+``gcloud auth application-default login`` writes; the GCE metadata server is never probed,
+so nothing touches the network until a tool runs), then none.
 Scopes are the least the tools need: Drive and Calendar read-only, Gmail read + compose
 (compose creates drafts; Co never asks for the send scope). google-auth is imported inside
 functions so this module stays cheap for ``co status``.
@@ -52,6 +54,52 @@ def token_path(settings: Any) -> Path:
     return paths.config_dir() / TOKEN_FILE
 
 
+def adc_path() -> Path | None:
+    """The application-default credentials file, if any (files only: no metadata-server probe)."""
+    named = os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+    if named:
+        return Path(named).expanduser()
+    root = os.environ.get("CLOUDSDK_CONFIG")
+    if root:
+        folder = Path(root)
+    elif os.name == "nt":
+        folder = Path(os.environ.get("APPDATA", "~")) / "gcloud"
+    else:
+        folder = Path("~/.config/gcloud")
+    path = folder.expanduser() / "application_default_credentials.json"
+    return path if path.is_file() else None
+
+
+def _load_adc(path: Path, settings: Any) -> Found:
+    """Load an ADC file by its declared type (only the two types Co can use)."""
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        kind = info.get("type")
+        if kind == "authorized_user":
+            from google.oauth2.credentials import Credentials
+
+            creds = Credentials.from_authorized_user_info(info, SCOPES)
+        elif kind == "service_account":
+            from google.oauth2 import service_account
+
+            creds = service_account.Credentials.from_service_account_info(info, scopes=SCOPES)
+        else:
+            raise ValueError(f"type {kind!r} is not supported (authorized_user, service_account)")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise GoogleAuthProblem(
+            f"application-default credentials {path} are unusable ({exc}); {LOGIN_HINT}"
+        ) from exc
+    return Found(_token_uri(creds, settings), f"application-default credentials {path}")
+
+
+def _token_uri(creds: Any, settings: Any) -> Any:
+    """Refresh against ``google.token_uri`` when set (google-auth pins Google's by default)."""
+    uri = settings.section("google").token_uri
+    if uri and hasattr(creds, "with_token_uri"):
+        return creds.with_token_uri(uri)
+    return creds
+
+
 def find_credentials(settings: Any) -> Found | None:
     """The credentials to use, or None when there are none at all."""
     path = token_path(settings)
@@ -61,24 +109,14 @@ def find_credentials(settings: Any) -> Found | None:
         try:
             info = json.loads(path.read_text(encoding="utf-8"))
             creds = Credentials.from_authorized_user_info(info, SCOPES)
-            if settings.section("google").token_uri:
-                creds = creds.with_token_uri(settings.section("google").token_uri)
         except (OSError, ValueError) as exc:
             raise GoogleAuthProblem(
                 f"the Google token {path} is unreadable ({exc}); {LOGIN_HINT}"
             ) from exc
-        return Found(creds, f"token {path}")
-    if settings.section("google").use_adc:
-        import google.auth
-        from google.auth.exceptions import DefaultCredentialsError
-
-        try:
-            creds, project = google.auth.default(scopes=SCOPES)
-        except DefaultCredentialsError:
-            return None
-        where = os.environ.get("GOOGLE_APPLICATION_CREDENTIALS") or "gcloud"
-        label = f"application-default credentials ({where}"
-        return Found(creds, label + (f", project {project})" if project else ")"))
+        return Found(_token_uri(creds, settings), f"token {path}")
+    adc = adc_path() if settings.section("google").use_adc else None
+    if adc is not None:
+        return _load_adc(adc, settings)
     return None
 
 
