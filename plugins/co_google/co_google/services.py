@@ -125,7 +125,8 @@ class GoogleServices:
 
     def execute(self, request: Any, api: str) -> Any:
         """Run one request: back off on 429/5xx, map Google's errors to GoogleApiError."""
-        from google.auth.exceptions import GoogleAuthError
+        import httplib2
+        from google.auth.exceptions import GoogleAuthError, TransportError
         from googleapiclient.errors import HttpError
 
         attempts = self.section.retries + 1
@@ -137,14 +138,14 @@ class GoogleServices:
                 problem = classify(exc, api)
                 if problem.kind != "rate" or attempt == attempts - 1:
                     raise problem from exc
+            except (OSError, httplib2.HttpLib2Error, TransportError) as exc:
+                raise GoogleApiError("other", f"cannot reach Google {LABELS[api]}: {exc}") from exc
             except GoogleAuthError as exc:  # refresh failed: revoked or expired token
                 raise GoogleApiError(
                     "auth", f"Google credentials are missing or expired: {LOGIN_HINT}"
                 ) from exc
             except GoogleAuthProblem:
                 raise
-            except OSError as exc:
-                raise GoogleApiError("other", f"cannot reach Google {LABELS[api]}: {exc}") from exc
             self.sleep(delay * (2**attempt))
         raise AssertionError("unreachable")
 

@@ -112,3 +112,14 @@ def test_api_not_enabled_names_the_gcloud_command(fake, run_tool):
     fake.fail("/drive/", (403, not_enabled("drive.googleapis.com")))
     with pytest.raises(ModelRetry, match="gcloud services enable drive.googleapis.com"):
         run_tool(search_drive, query="budget")
+
+
+def test_unreachable_google_is_one_clear_retry(fake, deps, run_tool):
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    deps.section("google").api_endpoint = f"http://127.0.0.1:{port}"
+    with pytest.raises(ModelRetry, match="cannot reach Google Drive"):
+        run_tool(search_drive, query="budget")
