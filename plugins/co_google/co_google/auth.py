@@ -107,6 +107,8 @@ def find_credentials(settings: Any) -> Found | None:
         from google.oauth2.credentials import Credentials
 
         try:
+            if path.stat().st_mode & 0o077:  # someone loosened it: the token is a secret
+                path.chmod(0o600)
             info = json.loads(path.read_text(encoding="utf-8"))
             creds = Credentials.from_authorized_user_info(info, SCOPES)
         except (OSError, ValueError) as exc:

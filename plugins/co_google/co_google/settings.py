@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import field_validator
+
 from co_core.settings import SectionModel, setting
 
 
@@ -43,3 +45,17 @@ class GoogleSettings(SectionModel):
     retry_delay: float = setting(
         1.0, ge=0, le=60, help="first back-off delay in seconds; doubles on each retry"
     )
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value:
+            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(
+                    f"{value!r} is not an IANA time zone (e.g. Europe/Paris)"
+                ) from None
+        return value

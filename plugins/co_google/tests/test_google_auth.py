@@ -210,3 +210,31 @@ def test_google_sdks_are_not_imported_at_start_up(co_dirs):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_loose_token_permissions_are_tightened(co_dirs, fake):
+    path = write_token(co_dirs / "google-token.json", fake)
+    path.chmod(0o644)
+    find_credentials(settings_for(co_dirs, fake))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_corrupt_token_is_one_clear_line(co_dirs, fake):
+    (co_dirs / "google-token.json").write_text("{not json")
+    settings_for(co_dirs, fake)
+    done = co("google", "status")
+    assert done.returncode == 1 and "unreadable" in done.stdout and "co google login" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_bad_time_zone_setting_is_reported_by_name(co_dirs, fake):
+    settings_for(co_dirs, fake)
+    import json as _json
+
+    path = co_dirs / "settings.json"
+    values = _json.loads(path.read_text())
+    values["google"]["time_zone"] = "Mars/Olympus"
+    path.write_text(_json.dumps(values))
+    done = co("google", "status")
+    assert done.returncode == 2 and "time_zone" in done.stderr and "Mars/Olympus" in done.stderr
+    assert "Traceback" not in done.stderr
