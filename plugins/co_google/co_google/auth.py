@@ -166,6 +166,7 @@ def login(
     open_browser: bool = True,
     ask: Callable[[str], str] = input,
     say: Callable[[str], None] = print,
+    browser: str | None = None,
 ) -> Path:
     """Run the installed-app OAuth flow and save the token (0600). Returns the token path."""
     from google_auth_oauthlib.flow import InstalledAppFlow
@@ -186,7 +187,12 @@ def login(
             creds = flow.credentials
         else:
             creds = flow.run_local_server(
-                port=0, open_browser=open_browser, access_type="offline", prompt="consent"
+                port=0,
+                open_browser=open_browser,
+                browser=browser,
+                access_type="offline",
+                prompt="consent",
+                timeout_seconds=300,
             )
     except CoError:
         raise

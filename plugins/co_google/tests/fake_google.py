@@ -240,6 +240,23 @@ class Handler(BaseHTTPRequestHandler):
         fake.requests.append(record)
         if path == "/token":
             return self._token(raw)
+        if path == "/auth":  # the consent screen, already "accepted": back to the app
+            target = (
+                params["redirect_uri"]
+                + "?"
+                + urllib.parse.urlencode(
+                    {
+                        "state": params.get("state", ""),
+                        "code": "good-code",
+                        "scope": params.get("scope", ""),
+                    }
+                )
+            )
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
         for prefix, queue in fake.failures.items():
             if path.startswith(prefix) and queue:
                 status, body = queue.pop(0)

@@ -238,3 +238,29 @@ def test_bad_time_zone_setting_is_reported_by_name(co_dirs, fake):
     done = co("google", "status")
     assert done.returncode == 2 and "time_zone" in done.stderr and "Mars/Olympus" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_browser_login_completes_through_the_local_redirect(co_dirs, fake, tmp_path, monkeypatch):
+    import threading
+    import urllib.request
+    import webbrowser
+
+    monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
+    opened: list[str] = []
+
+    class ConsentingBrowser(webbrowser.BaseBrowser):
+        """Stands in for the user's browser: follows Google's redirect back to Co."""
+
+        def open(self, url, new=0, autoraise=True):
+            opened.append(url)
+            threading.Thread(target=lambda: urllib.request.urlopen(url, timeout=30).read()).start()
+            return True
+
+    webbrowser.register("co-test-browser", None, ConsentingBrowser("co-test-browser"))
+    settings = settings_for(co_dirs, fake, credentials_path=str(client_secrets(tmp_path, fake)))
+    path = login(settings, browser="co-test-browser")
+    assert opened and opened[0].startswith(f"{fake.url}/auth?")
+    assert json.loads(path.read_text())["refresh_token"] == "login-refresh"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    (exchange,) = fake.code_exchanges
+    assert exchange["redirect_uri"].startswith("http://localhost:")
