@@ -200,6 +200,7 @@ def drive_terms(q: str) -> list[str]:
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # one response = one quick reply, as from Google
     fake: FakeGoogle
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
