@@ -175,3 +175,26 @@ def test_gmail_api_not_enabled(mailbox, run_tool):
     mailbox.fail("/gmail/", (403, not_enabled("gmail.googleapis.com")))
     with pytest.raises(ModelRetry, match="gcloud services enable gmail.googleapis.com"):
         run_tool(list_emails)
+
+
+def test_single_part_latin1_message_is_decoded_with_its_charset(mailbox, run_tool):
+    from fake_google import b64url
+
+    mailbox.messages["m4"] = {
+        "id": "m4",
+        "threadId": "t-m4",
+        "labelIds": ["INBOX"],
+        "snippet": "Grüße",
+        "payload": {
+            "partId": "",
+            "mimeType": "text/plain",
+            "filename": "",
+            "headers": [
+                {"name": "From", "value": "hans@example.de"},
+                {"name": "Subject", "value": "Hallo"},
+                {"name": "Content-Type", "value": "text/plain; charset=ISO-8859-1"},
+            ],
+            "body": {"size": 12, "data": b64url("Viele Grüße".encode("latin-1"))},
+        },
+    }
+    assert "Viele Grüße" in run_tool(read_email, email_id="m4")
