@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from co_core.errors import CoError
-from co_google.auth import LOGIN_HINT, Found, GoogleAuthProblem, require_credentials
+from co_google.auth import LOGIN_HINT, Found, require_credentials
 
 # name -> (discovery name, version, service path under the root URL, API host to enable)
 APIS = {
@@ -73,7 +73,9 @@ def classify(exc: Any, api: str) -> GoogleApiError:
             "scope", f"The Google login lacks the {label} scope: {LOGIN_HINT} again", status
         )
     if status in RETRY_STATUSES or reasons & RATE_REASONS:
-        return GoogleApiError("rate", f"{label} is busy or rate-limited ({status}): {message}")
+        return GoogleApiError(
+            "rate", f"{label} is busy or rate-limited ({status}): {message}", status
+        )
     if status == 404:
         return GoogleApiError("not_found", f"{label}: not found ({message})", status)
     if status == 400:
@@ -136,7 +138,9 @@ class GoogleServices:
                 return request.execute()
             except HttpError as exc:
                 problem = classify(exc, api)
-                if problem.kind != "rate" or attempt == attempts - 1:
+                # A 5xx on a POST may have been applied: retrying could make a second draft.
+                unsafe = (problem.status or 0) >= 500 and getattr(request, "method", "GET") != "GET"
+                if problem.kind != "rate" or unsafe or attempt == attempts - 1:
                     raise problem from exc
             except (OSError, httplib2.HttpLib2Error, TransportError) as exc:
                 raise GoogleApiError("other", f"cannot reach Google {LABELS[api]}: {exc}") from exc
@@ -144,8 +148,6 @@ class GoogleServices:
                 raise GoogleApiError(
                     "auth", f"Google credentials are missing or expired: {LOGIN_HINT}"
                 ) from exc
-            except GoogleAuthProblem:
-                raise
             self.sleep(delay * (2**attempt))
         raise AssertionError("unreachable")
 

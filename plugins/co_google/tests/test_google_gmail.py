@@ -198,3 +198,27 @@ def test_single_part_latin1_message_is_decoded_with_its_charset(mailbox, run_too
         },
     }
     assert "Viele Grüße" in run_tool(read_email, email_id="m4")
+
+
+def test_server_error_on_draft_is_not_retried_so_no_duplicate_drafts(mailbox, run_tool, deps):
+    from fake_google import error_body
+
+    deps.resource("google").sleep = lambda seconds: None
+    mailbox.fail(
+        "/gmail/v1/users/me/drafts",
+        (503, error_body(503, "Backend Error", "backendError", "UNAVAILABLE")),
+    )
+    with pytest.raises(ModelRetry, match="busy"):
+        run_tool(draft_email, to="carol@example.com", subject="x", body="y")
+    assert len(mailbox.reached("/gmail/v1/users/me/drafts", "POST")) == 1
+
+
+def test_server_error_on_a_read_is_retried(mailbox, run_tool, deps):
+    from fake_google import error_body
+
+    deps.resource("google").sleep = lambda seconds: None
+    mailbox.fail(
+        "/gmail/v1/users/me/messages/m1",
+        (500, error_body(500, "Backend Error", "backendError", "INTERNAL")),
+    )
+    assert "Lunch" in run_tool(read_email, email_id="m1")
