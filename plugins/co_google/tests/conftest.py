@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fake_google import FakeGoogle, start  # noqa: E402
+from fake_google import FakeGoogle, start, write_token  # noqa: E402
 
 
 @pytest.fixture
@@ -34,22 +33,6 @@ def _no_outside_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     for name in ("GOOGLE_CREDENTIALS_PATH", "CO_GOOGLE_API_ENDPOINT", "CO_GOOGLE_TIME_ZONE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
-def write_token(path: Path, fake: FakeGoogle, **override: Any) -> Path:
-    info = {
-        "token": "good-token",
-        "refresh_token": "good-refresh",
-        "client_id": "cid.apps.googleusercontent.com",
-        "client_secret": "csecret",
-        "token_uri": f"{fake.url}/token",
-        "scopes": [],
-        "expiry": "2099-01-01T00:00:00Z",
-    }
-    info.update(override)
-    path.write_text(json.dumps(info), encoding="utf-8")
-    path.chmod(0o600)
-    return path
 
 
 @pytest.fixture

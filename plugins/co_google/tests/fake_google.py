@@ -18,6 +18,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -523,3 +524,19 @@ def start(fake: FakeGoogle) -> ThreadingHTTPServer:
     fake.url = f"http://127.0.0.1:{server.server_address[1]}"
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     return server
+
+
+def write_token(path: Path, fake: FakeGoogle, **override: Any) -> Path:
+    info = {
+        "token": "good-token",
+        "refresh_token": "good-refresh",
+        "client_id": "cid.apps.googleusercontent.com",
+        "client_secret": "csecret",
+        "token_uri": f"{fake.url}/token",
+        "scopes": [],
+        "expiry": "2099-01-01T00:00:00Z",
+    }
+    info.update(override)
+    path.write_text(json.dumps(info), encoding="utf-8")
+    path.chmod(0o600)
+    return path

@@ -14,8 +14,7 @@ import pytest
 from co_google.auth import SCOPES, find_credentials, login
 from co_google.status import check_google
 from co_google.tools.drive import search_drive
-from conftest import write_token
-from fake_google import not_enabled
+from fake_google import not_enabled, write_token
 from pydantic_ai import ModelRetry
 
 CO = str(Path(sys.executable).with_name("co"))
