@@ -28,6 +28,12 @@ SCOPES = [
     "https://www.googleapis.com/auth/gmail.compose",
     "https://www.googleapis.com/auth/calendar.readonly",
 ]
+SCOPE_USES = {
+    SCOPES[0]: "Drive tools",
+    SCOPES[1]: "reading mail",
+    SCOPES[2]: "draft_email",
+    SCOPES[3]: "calendar tools",
+}
 TOKEN_FILE = "google-token.json"
 # Loopback redirect for the console flow: nothing listens on port 1, so the browser shows
 # an error page whose address (with the code in it) the user pastes back.
@@ -167,14 +173,20 @@ def login(
     ask: Callable[[str], str] = input,
     say: Callable[[str], None] = print,
     browser: str | None = None,
-) -> Path:
-    """Run the installed-app OAuth flow and save the token (0600). Returns the token path."""
+) -> tuple[Path, list[str]]:
+    """Run the installed-app OAuth flow and save the token (0600).
+
+    Returns the token path and the scopes the user did not grant (Google's consent screen
+    lets people untick some); the CLI says which tools will not work without them.
+    """
     from google_auth_oauthlib.flow import InstalledAppFlow
 
     try:
         flow = InstalledAppFlow.from_client_secrets_file(str(_client_secrets(settings)), SCOPES)
     except ValueError as exc:
         raise CoError(f"the OAuth client file is not a Desktop-app client JSON: {exc}") from exc
+    relaxed = os.environ.get("OAUTHLIB_RELAX_TOKEN_SCOPE")
+    os.environ["OAUTHLIB_RELAX_TOKEN_SCOPE"] = "1"  # partial consent is reported, not fatal
     try:
         if console:
             flow.redirect_uri = CONSOLE_REDIRECT
@@ -198,9 +210,15 @@ def login(
         raise
     except Exception as exc:  # oauthlib/requests errors: one line, no traceback
         raise CoError(f"Google login failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if relaxed is None:
+            os.environ.pop("OAUTHLIB_RELAX_TOKEN_SCOPE", None)
+        else:
+            os.environ["OAUTHLIB_RELAX_TOKEN_SCOPE"] = relaxed
     path = token_path(settings)
     paths.write_private(path, creds.to_json())
-    return path
+    granted = set(getattr(creds, "granted_scopes", None) or SCOPES)
+    return path, [scope for scope in SCOPES if scope not in granted]
 
 
 def logout(settings: Any) -> Path | None:

@@ -32,10 +32,13 @@ def login_command(
     ] = False,
 ) -> None:
     """Sign in with your Google account (read-only Drive and Calendar, Gmail read + drafts)."""
-    from co_google.auth import login
+    from co_google.auth import SCOPE_USES, login
 
-    path = login(_settings(), console=console, open_browser=not no_browser)
+    path, missing = login(_settings(), console=console, open_browser=not no_browser)
     print(f"Signed in. Token saved to {path} (readable only by you).")
+    if missing:
+        lost = ", ".join(SCOPE_USES[scope] for scope in missing)
+        print(f"Not granted: {lost} will not work. Run `co google login` again to allow them.")
 
 
 @google_app.command("logout")

@@ -304,7 +304,7 @@ class Handler(BaseHTTPRequestHandler):
             )
         if form.get("grant_type") == "authorization_code":
             fake.code_exchanges.append(form)
-            if form.get("code") != "good-code":
+            if form.get("code") not in ("good-code", "partial-code"):
                 return self._send(400, {"error": "invalid_grant", "error_description": "Bad code."})
             fake.tokens.add("login-token")
             fake.refresh_tokens.add("login-refresh")
@@ -316,6 +316,8 @@ class Handler(BaseHTTPRequestHandler):
                     "https://www.googleapis.com/auth/calendar.readonly",
                 ]
             )
+            if form["code"] == "partial-code":  # the user unticked Gmail compose
+                scopes = scopes.replace(" https://www.googleapis.com/auth/gmail.compose", "")
             return self._send(
                 200,
                 {

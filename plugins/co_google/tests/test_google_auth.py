@@ -64,7 +64,8 @@ def test_console_login_saves_a_private_token_that_then_works(co_dirs, fake, tmp_
         assert query["access_type"] == ["offline"] and query["code_challenge_method"] == ["S256"]
         return f"http://localhost:1/?state={query['state'][0]}&code=good-code&scope=x"
 
-    path = login(settings, console=True, ask=paste, say=said.append)
+    path, missing = login(settings, console=True, ask=paste, say=said.append)
+    assert missing == []
 
     assert path == co_dirs / "google-token.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -257,9 +258,53 @@ def test_browser_login_completes_through_the_local_redirect(co_dirs, fake, tmp_p
 
     webbrowser.register("co-test-browser", None, ConsentingBrowser("co-test-browser"))
     settings = settings_for(co_dirs, fake, credentials_path=str(client_secrets(tmp_path, fake)))
-    path = login(settings, browser="co-test-browser")
+    path, _missing = login(settings, browser="co-test-browser")
     assert opened and opened[0].startswith(f"{fake.url}/auth?")
     assert json.loads(path.read_text())["refresh_token"] == "login-refresh"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     (exchange,) = fake.code_exchanges
     assert exchange["redirect_uri"].startswith("http://localhost:")
+
+
+def test_partial_consent_is_saved_and_reported(co_dirs, fake, tmp_path, monkeypatch):
+    monkeypatch.delenv("OAUTHLIB_RELAX_TOKEN_SCOPE", raising=False)
+    monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
+    settings = settings_for(co_dirs, fake, credentials_path=str(client_secrets(tmp_path, fake)))
+    said: list[str] = []
+
+    def paste(prompt: str) -> str:
+        url = next(line for line in said if line.startswith(fake.url + "/auth"))
+        state = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["state"][0]
+        return f"http://localhost:1/?state={state}&code=partial-code"
+
+    path, missing = login(settings, console=True, ask=paste, say=said.append)
+    assert missing == ["https://www.googleapis.com/auth/gmail.compose"]
+    assert path.exists()
+    assert "OAUTHLIB_RELAX_TOKEN_SCOPE" not in os.environ  # restored after login
+
+
+def test_co_google_login_console_end_to_end(co_dirs, fake, tmp_path, monkeypatch):
+    monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+    monkeypatch.setenv("GOOGLE_CREDENTIALS_PATH", str(client_secrets(tmp_path, fake)))
+    settings_for(co_dirs, fake)
+    proc = subprocess.Popen(
+        [CO, "google", "login", "--console"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(fake.url + "/auth"):
+            break
+    state = urllib.parse.parse_qs(urllib.parse.urlsplit(line.strip()).query)["state"][0]
+    out, err = proc.communicate(
+        f"http://localhost:1/?state={state}&code=partial-code\n", timeout=60
+    )
+    assert proc.returncode == 0, err
+    assert "Signed in. Token saved to" in out
+    assert "Not granted: draft_email will not work" in out
+    assert stat.S_IMODE((co_dirs / "google-token.json").stat().st_mode) == 0o600
