@@ -165,6 +165,8 @@ def read_drive_file(ctx: RunContext[Any], file_id: str) -> str:
         if size > len(data) and "[… truncated" not in text:
             text += f"\n[… truncated: the file is {size} bytes, showing the first {len(data)}]"
         return header + text
+    if mime == "application/vnd.google-apps.folder":
+        return header + "[This is a folder; search_drive finds the files in it by name or text.]"
     size = meta.get("size")
     described = f"{_kind(mime)} file" + (f", {int(size):,} bytes" if size else "")
     return header + f"[{described}: Co cannot show its contents as text; open the link to view it.]"
