@@ -10,8 +10,10 @@ from co_core.hookspecs import hookimpl
 @hookimpl
 def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
+    from co_core.policy.settings import PolicySettings
 
     register("local", LocalSettings)
+    register("policy", PolicySettings)
 
 
 @hookimpl
@@ -20,3 +22,10 @@ def register_status_checks(register: Any) -> None:
 
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
+
+
+@hookimpl
+def register_commands(app: Any) -> None:
+    from co_core.policy.cli import register
+
+    register(app)
