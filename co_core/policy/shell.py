@@ -11,8 +11,9 @@ asks about each part on its own. A part is one of:
 - ``read``: the source of an input redirection (``<``).
 
 Anything the parser cannot read, or whose meaning depends on run-time values (a command
-name built from a variable, ``eval "$X"``, a substitution hidden in ``${X:-$(...)}`` or an
-unquoted here-document) raises :class:`Unparsable`; the engine then asks.
+name built from a variable, ``eval "$X"``, a substitution hidden in ``${X:-$(...)}``, an
+unquoted here-document, a shell reading its program from stdin or a script file) raises
+:class:`Unparsable`; the engine then asks.
 """
 
 from __future__ import annotations
@@ -163,6 +164,8 @@ def _inner(words: list[Any], source: str, out: list[Part], depth: int) -> None:
                     raise Unparsable(f"{base} -c of a value computed at run time")
                 _split(args[i + 1].word, out, depth + 1)
                 break
+        else:
+            raise Unparsable(f"{base} would run code the policy cannot see (stdin or a script)")
     elif base in WRAPPERS:
         rest = list(args)
         while rest and _SKIPPABLE.match(rest[0].word):
