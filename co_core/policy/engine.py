@@ -140,8 +140,10 @@ class PolicyEngine:
         self._levels["default"] = [
             Rule(m, e, "default", "built-in", reason=why) for m, e, why in BUILTIN_RULES
         ]
-        self._levels["user"] = self._user_rules()
-        self._levels["project"] = self._project_rules()
+        from_settings = self._settings_rules()
+        self._levels["user"] = [r for r in from_settings if r.level == "user"]
+        self._levels["project"] = [r for r in from_settings if r.level == "project"]
+        self._levels["project"] += self._project_file_rules()
         self._levels["grant"] = grant_store.load_grants(self.grant_scope)
         flags = [Rule(p, "allow", "flag", f"--approve {p}") for p in self.approve if p]
         if self.yolo:
@@ -188,7 +190,8 @@ class PolicyEngine:
             return None
         return self.settings.sections.get("policy")
 
-    def _user_rules(self) -> list[Rule]:
+    def _settings_rules(self) -> list[Rule]:
+        """``policy.rules`` from each settings file: the user's, and a trusted project's."""
         from co_core.settings import load_layers
 
         if self.settings is None:
@@ -197,36 +200,33 @@ class PolicyEngine:
         rules: list[Rule] = []
         for layer in layers:
             raw = layer.section("policy").get("rules")
-            if raw is None:
-                continue
-            level: Level = "project" if layer.label == "project" else "user"
-            rules += _parse_rules(raw, level, str(layer.path))
+            if raw is not None:
+                level: Level = "project" if layer.label == "project" else "user"
+                rules += _parse_rules(raw, level, str(layer.path))
         if not any(layer.section("policy").get("rules") is not None for layer in layers):
-            section = self._section()  # from CO_POLICY_RULES, if set
-            if section is not None and section.rules:
+            section = self._section()  # CO_POLICY_RULES, when no file sets rules
+            if section is not None:
                 rules += [
                     Rule(r.match, r.effect, "user", "env:CO_POLICY_RULES", r.reason)
                     for r in section.rules
                 ]
-        self._project_from_settings = [r for r in rules if r.level == "project"]
-        return [r for r in rules if r.level == "user"]
+        return rules
 
-    def _project_rules(self) -> list[Rule]:
-        rules = list(getattr(self, "_project_from_settings", []))
+    def _project_file_rules(self) -> list[Rule]:
+        """``.co/policy.json`` of the project, if the folder is trusted."""
         if self.project_root is None:
-            return rules
+            return []
         path = self.project_root / ".co" / "policy.json"
         if not path.is_file():
-            return rules
+            return []
         if not trust.is_trusted(self.project_root):
             self.notices.append(
                 f"ignoring {path}: folder not trusted (run `co trust {self.project_root}` to use it)"
             )
-            return rules
+            return []
         from co_core.settings import read_json
 
-        data = read_json(path)
-        return rules + _parse_rules(data.get("rules", []), "project", str(path))
+        return _parse_rules(read_json(path).get("rules", []), "project", str(path))
 
     def rules(self) -> dict[Level, list[Rule]]:
         """Every rule by level, weakest first (plugin opinions are per call, not listed)."""
@@ -266,15 +266,7 @@ class PolicyEngine:
         return decision
 
     def _decide(self, call: ToolCall) -> Decision:
-        opinions = self._plugin_rules(call)
-        default = Rule(
-            "**",
-            DEFAULT_BY_RISK.get(call.risk, "ask"),
-            "default",
-            "built-in",
-            reason=f"default for {call.risk or 'undeclared'}-risk tools",
-        )
-        extra = {"plugin": opinions, "default": [default]}
+        extra = {"plugin": self._plugin_rules(call), "default": [self._risk_default(call)]}
         key = call.permission_key
         prefix = shell_prefix(key, self.prefixes)
         if prefix is None:
@@ -296,6 +288,12 @@ class PolicyEngine:
         if whole.effect == "deny":
             decided.append(whole)  # a deny on the whole command line still counts
         return self._combine(call, decided)
+
+    @staticmethod
+    def _risk_default(call: ToolCall) -> Rule:
+        effect = DEFAULT_BY_RISK.get(call.risk, "ask")
+        why = f"default for {call.risk or 'undeclared'}-risk tools"
+        return Rule("**", effect, "default", "built-in", reason=why)
 
     def decide_key(self, key: str, extra: Mapping[str, list[Rule]] | None = None) -> KeyDecision:
         """The strongest level with a matching rule decides; see docs/policy.md."""
@@ -498,24 +496,14 @@ class PolicyEngine:
         decision = self._decide(call)
         if self.headless and decision.needs_approval:
             decision = self._headless(decision)
-        opinions = self._plugin_rules(call)
-        default = Rule(
-            "**",
-            DEFAULT_BY_RISK.get(call.risk, "ask"),
-            "default",
-            "built-in",
-            reason=f"default for {call.risk or 'undeclared'}-risk tools",
-        )
+        extra = {"plugin": self._plugin_rules(call), "default": [self._risk_default(call)]}
         rows = []
         for part in decision.parts:
             matching = [
-                r
+                rule
                 for level in LEVELS
-                for r in [
-                    *self._levels[level],
-                    *([default] if level == "default" else opinions if level == "plugin" else []),
-                ]
-                if matches(r.match, part.key, self.prefixes)
+                for rule in [*self._levels[level], *extra.get(level, [])]
+                if matches(rule.match, part.key, self.prefixes)
             ]
             rows.append((part.key, matching))
         return decision, rows
