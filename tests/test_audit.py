@@ -130,3 +130,24 @@ def test_session_ids_cannot_escape_the_audit_folder(co_dirs: Path) -> None:
     log.write("decision", {"tool": "t"})
     assert log.path.parent == audit.audit_dir()
     assert list(audit.audit_dir().iterdir()) == [log.path]
+
+
+def test_shell_parts_and_approved_keys_are_readable_in_the_audit(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    engine = _engine(tmp_path)
+    the_call = engine.make_call("run_shell", {"cmd": "make build && make install"})
+    decision = engine.decide(the_call, call_id="c9")
+    engine.record_answer(decision, True, scope="project", call_id="c9")
+    engine.record_execution(the_call, status="error", duration=2.0, error="exit 2", call_id="c9")
+    lines = [json.loads(line) for line in audit.audit_file("s-1").read_text().splitlines()]
+    assert [p["permission"] for p in lines[0]["parts"]] == [
+        "shell:exec:make build",
+        "shell:exec:make install",
+    ]
+    assert lines[1]["approved"] == ["shell:exec:make build", "shell:exec:make install"]
+    assert (lines[2]["status"], lines[2]["error"], lines[2]["duration_ms"]) == (
+        "error",
+        "exit 2",
+        2000.0,
+    )

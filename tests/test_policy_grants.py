@@ -93,3 +93,17 @@ def test_upgrade_that_widens_a_plugin_says_so_once_and_drops_its_grants(
     kept = after.decide(call(after, "read_file", path="b.md"))
     assert kept.source == "grant"  # grants of unchanged tools stay
     assert engine_for(tmp_path, tools=upgraded).check_upgrades() == []  # said once
+
+
+def test_explain_finds_the_tool_behind_a_key(co_dirs: Path, tmp_path: Path) -> None:
+    engine = engine_for(tmp_path, opinions={"post_message": "deny"})
+    decision, rows = engine.explain("slack:post:#general")
+    assert (decision.tool, decision.plugin) == ("post_message", "fake")
+    assert (decision.effect, decision.source) == ("deny", "plugin")
+    assert [(r.level, r.effect) for r in rows[0][1]] == [("default", "ask"), ("plugin", "deny")]
+
+
+def test_unknown_tool_is_asked(co_dirs: Path, tmp_path: Path) -> None:
+    engine = engine_for(tmp_path, user_rules=[{"match": "fs:**", "effect": "allow"}])
+    decision = engine.decide(engine.make_call("no_such_tool", {"path": "x"}))
+    assert decision.effect == "ask" and decision.key == "unknown:no_such_tool"

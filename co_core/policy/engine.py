@@ -97,7 +97,7 @@ class Decision:
             data["asked_by"] = self.asked_by
         if len(self.parts) > 1 or (self.parts and self.parts[0].key != self.key):
             data["parts"] = [
-                {"key": p.key, "effect": p.effect, "source": p.level, "rule": p.rule.match}
+                {"permission": p.key, "effect": p.effect, "source": p.level, "rule": p.rule.match}
                 for p in self.parts
             ]
         return data
@@ -246,6 +246,13 @@ class PolicyEngine:
         return sorted(i.plugin_name for i in self.host.pm.hook.approval_policy.get_hookimpls())
 
     # -- deciding ----------------------------------------------------------------------
+
+    def make_call(self, tool: str, args: Mapping[str, Any]) -> ToolCall:
+        """The ToolCall for a model's request (an unknown tool gets risk None: asked)."""
+        spec = self.specs.get(tool)
+        if spec is None:
+            return ToolCall(tool, "?", dict(args), f"unknown:{tool}", None)
+        return ToolCall(tool, spec.plugin, dict(args), spec.permission_key(args), spec.risk)
 
     def decide(self, call: ToolCall, *, call_id: str | None = None) -> Decision:
         """Decide one call, record it in the audit trail, and return the decision."""
@@ -430,7 +437,7 @@ class PolicyEngine:
                     "effect": "allow" if approved else "deny",
                     "source": "user",
                     "scope": scope,
-                    "approved_keys": list(keys) if approved else [],
+                    "approved": list(keys) if approved else [],
                     "reason": reason,
                 },
             )
@@ -448,6 +455,27 @@ class PolicyEngine:
     ) -> None:
         grant_store.add_grant(self.grant_scope, pattern, effect, tool)
         self._levels["grant"] = grant_store.load_grants(self.grant_scope)
+
+    def record_execution(
+        self,
+        call: ToolCall,
+        *,
+        status: str,
+        duration: float,
+        error: str | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        """Audit one tool run: status "ok", "error" or "retry"; duration in seconds."""
+        if self.audit is not None:
+            self.audit.execution(
+                tool=call.tool,
+                plugin=call.plugin,
+                key=call.permission_key,
+                status=status,
+                duration=duration,
+                error=error,
+                call_id=call_id,
+            )
 
     def check_upgrades(self) -> list[str]:
         """Call once at start: notices about upgraded plugins (their grants are dropped)."""
