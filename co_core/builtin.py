@@ -22,6 +22,9 @@ def register_status_checks(register: Any) -> None:
 
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
+    from co_core.policy.status import policy_check
+
+    register("policy", policy_check)
 
 
 @hookimpl

@@ -103,3 +103,15 @@ def test_audit_shows_and_filters_entries(co_dirs: Path, tmp_path: Path) -> None:
     bad = co("audit", "--decision", "maybe", cwd=tmp_path)
     assert bad.returncode != 0 and "--decision must be one of" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_status_warns_about_an_untrusted_project_policy(co_dirs: Path, tmp_path: Path) -> None:
+    (tmp_path / ".co").mkdir()
+    (tmp_path / ".co" / "policy.json").write_text('{"rules": [{"match": "**", "effect": "allow"}]}')
+    rows = json.loads(co("status", "--json", cwd=tmp_path).stdout)
+    policy = next(r for r in rows if r["name"] == "policy")
+    assert policy["state"] == "warn" and "not trusted" in policy["detail"]
+    trust.trust(tmp_path)
+    rows = json.loads(co("status", "--json", cwd=tmp_path).stdout)
+    policy = next(r for r in rows if r["name"] == "policy")
+    assert policy["state"] == "ok" and "1 project rules" in policy["detail"]

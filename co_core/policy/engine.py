@@ -10,6 +10,7 @@ decides; inside a level the most specific pattern wins, then the most restrictiv
 from __future__ import annotations
 
 import string
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +130,7 @@ class PolicyEngine:
     notices: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._lock = threading.Lock()
         self.specs = {spec.name: spec for spec in self.tools}
         section = self._section()
         self.prefixes: tuple[str, ...] = (
@@ -446,15 +448,17 @@ class PolicyEngine:
         self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
     ) -> Rule:
         rule = Rule(pattern, effect, "session", f"session {self.session_id}", tool=tool)
-        self._levels["session"] = [r for r in self._levels["session"] if r.match != pattern]
-        self._levels["session"].append(rule)
+        with self._lock:
+            kept = [r for r in self._levels["session"] if r.match != pattern]
+            self._levels["session"] = [*kept, rule]
         return rule
 
     def grant_project(
         self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
     ) -> None:
-        grant_store.add_grant(self.grant_scope, pattern, effect, tool)
-        self._levels["grant"] = grant_store.load_grants(self.grant_scope)
+        with self._lock:
+            grant_store.add_grant(self.grant_scope, pattern, effect, tool)
+            self._levels["grant"] = grant_store.load_grants(self.grant_scope)
 
     def record_execution(
         self,
