@@ -33,6 +33,8 @@ ALLOWED = [
     "shell:exec:command *",
     "shell:exec:sudo *",
     "shell:exec:diff *",
+    "shell:exec:trap *",
+    "shell:exec:builtin *",
 ]
 RULES = [{"match": m, "effect": "allow"} for m in ALLOWED]
 
@@ -102,6 +104,17 @@ ATTACKS = [
     ". ./evil.sh",
     "exec rm -rf ~",
     "ls\x00; rm -rf ~",
+    "ls >(rm -rf ~)",
+    "echo $(</etc/shadow)",
+    "ls | { rm -rf ~; }",
+    "x=1 y=$(rm -rf ~)",
+    "builtin eval 'rm -rf ~'",
+    'command -p sh -c "rm -rf ~"',
+    'echo ok; trap "rm -rf ~" EXIT',
+    "exec 3<>/etc/passwd",
+    "coproc rm -rf ~",
+    "time rm -rf ~",
+    "[[ $(rm -rf ~) ]]",
 ]
 
 

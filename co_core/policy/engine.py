@@ -447,7 +447,12 @@ class PolicyEngine:
     def grant_session(
         self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
     ) -> Rule:
-        rule = Rule(pattern, effect, "session", f"session {self.session_id}", tool=tool)
+        why = (
+            "you approved this for the session"
+            if effect == "allow"
+            else "you said no to this earlier in the session"
+        )
+        rule = Rule(pattern, effect, "session", f"session {self.session_id}", why, tool)
         with self._lock:
             kept = [r for r in self._levels["session"] if r.match != pattern]
             self._levels["session"] = [*kept, rule]

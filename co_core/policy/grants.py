@@ -47,7 +47,8 @@ def load_grants(project: Path) -> list[Rule]:
                 entry["match"],
                 entry["effect"],
                 "grant",
-                f"granted {entry.get('time', '?')[:10]} for {project}",
+                f"granted {str(entry.get('time', '?'))[:10]} for {project}",
+                reason=f"you approved this for {project} on {str(entry.get('time', '?'))[:10]}",
                 tool=entry.get("tool"),
             )
         )

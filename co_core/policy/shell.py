@@ -5,7 +5,7 @@ asks about each part on its own. A part is one of:
 
 - ``exec``: a simple command as written (assignments such as ``PATH=... git`` included),
   found anywhere: lists, pipelines, subshells, ``$(...)``, backticks, ``<(...)``, loops,
-  function bodies, the string given to ``eval`` / ``sh -c``, and the command wrapped by
+  function bodies, the string given to ``eval`` / ``sh -c`` / ``trap``, and the command wrapped by
   ``sudo``, ``env``, ``xargs``, ``timeout``, ``find -exec`` and similar;
 - ``write``: the target of an output redirection (``>``, ``>>``, ``&>``, ``>|``, ``<>``);
 - ``read``: the source of an input redirection (``<``).
@@ -154,6 +154,10 @@ def _inner(words: list[Any], source: str, out: list[Part], depth: int) -> None:
         if any(_is_dynamic(w) for w in args):
             raise Unparsable("eval of a value computed at run time")
         _split(" ".join(w.word for w in args), out, depth + 1)
+    elif base == "trap" and args and not args[0].word.startswith("-"):
+        if _is_dynamic(args[0]):
+            raise Unparsable("trap of a value computed at run time")
+        _split(args[0].word, out, depth + 1)
     elif base in SHELLS:
         for i, word in enumerate(args):
             flag = word.word
