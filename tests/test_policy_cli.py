@@ -115,3 +115,16 @@ def test_status_warns_about_an_untrusted_project_policy(co_dirs: Path, tmp_path:
     rows = json.loads(co("status", "--json", cwd=tmp_path).stdout)
     policy = next(r for r in rows if r["name"] == "policy")
     assert policy["state"] == "ok" and "1 project rules" in policy["detail"]
+
+
+def test_audit_never_replays_escape_sequences_to_the_terminal(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    AuditLog("esc").write(
+        "decision",
+        {"tool": "run_shell", "effect": "ask", "permission": "shell:exec:\x1b[2Jrm -rf ~"},
+    )
+    result = co("audit", cwd=tmp_path)
+    assert "\x1b[2J" not in result.stdout and "\\x1b[2J" in result.stdout
+    explain = co("policy", "explain", "shell:exec:echo \x1b]0;pwned\x07", cwd=tmp_path)
+    assert "\x1b" not in explain.stdout and "\x07" not in explain.stdout

@@ -11,6 +11,14 @@ from typing import Annotated, Any
 
 import typer
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F] if c not in (0x0A, 0x09)}
+
+
+def safe(value: Any) -> str:
+    """Text for the terminal: control characters (escape sequences) shown, never sent."""
+    return str(value).translate(_CONTROL)
+
+
 POLICY_HELP = "Show the permission rules, and why a permission key is allowed, asked or denied."
 
 
@@ -35,7 +43,7 @@ def _print_table(columns: list[str], rows: list[list[Any]]) -> None:
 
     table = Table(*columns)
     for row in rows:
-        table.add_row(*(escape("-" if v is None else str(v)) for v in row))
+        table.add_row(*(escape("-" if v is None else safe(v)) for v in row))
     Console(highlight=False).print(table)
 
 
@@ -103,17 +111,19 @@ def register(app: typer.Typer) -> None:
             }
             print(json.dumps(data, indent=2))
             return
-        print(f"{decision.key}: {decision.effect.upper()} (source: {decision.source})")
-        print(f"  tool: {decision.tool} (plugin {decision.plugin})")
-        print(f"  why: {decision.reason}")
+        print(safe(f"{decision.key}: {decision.effect.upper()} (source: {decision.source})"))
+        print(safe(f"  tool: {decision.tool} (plugin {decision.plugin})"))
+        print(safe(f"  why: {decision.reason}"))
         for part, rules in rows:
             chosen = next((p for p in decision.parts if p.key == part), None)
             if len(rows) > 1 or part != decision.key:
                 verdict = f"{chosen.effect} by {chosen.level}" if chosen else "?"
-                print(f"  part {part!r}: {verdict}")
+                print(safe(f"  part {part!r}: {verdict}"))
             for rule in reversed(rules):
                 mark = "->" if chosen is not None and rule == chosen.rule else "  "
-                print(f"    {mark} {rule.level:8} {rule.match!r} {rule.effect} ({rule.origin})")
+                print(
+                    safe(f"    {mark} {rule.level:8} {rule.match!r} {rule.effect} ({rule.origin})")
+                )
 
     @policy_app.command("grants")
     def grants(
