@@ -499,25 +499,9 @@ class PolicyEngine:
 
     def tool_for_key(self, key: str) -> tuple[ToolSpec, dict[str, str]] | None:
         """The tool whose permission template produces ``key``, and the arguments it implies."""
-        import re
+        from co_core.policy.templates import tool_for_key
 
-        best: tuple[ToolSpec, dict[str, str]] | None = None
-        best_literal = -1
-        for spec in self.specs.values():
-            regex, literal = "", 0
-            for text, name, _, _ in string.Formatter().parse(spec.permission):
-                regex += re.escape(text)
-                literal += len(text)
-                if name:
-                    regex += (
-                        f"(?P<{name}>.*)"
-                        if name.isidentifier() and f"<{name}>" not in regex
-                        else ".*"
-                    )
-            found = re.fullmatch(regex, key, re.DOTALL)
-            if found and literal > best_literal:
-                best, best_literal = (spec, {k: v for k, v in found.groupdict().items()}), literal
-        return best
+        return tool_for_key(self.specs.values(), key)
 
     def explain(self, key: str) -> tuple[Decision, list[tuple[str, list[Rule]]]]:
         """How ``key`` would be decided, plus every rule matching each of its parts."""
