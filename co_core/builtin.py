@@ -19,11 +19,10 @@ def register_settings(register: Any) -> None:
 @hookimpl
 def register_status_checks(register: Any) -> None:
     from co_core import core_checks
+    from co_core.policy.status import policy_check
 
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
-    from co_core.policy.status import policy_check
-
     register("policy", policy_check)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,16 @@ def build_app(
         (project / ".co" / "policy.json").write_text(json.dumps({"rules": project_rules}))
         if trusted:
             trust.trust(project)
-    app = make_app(settings, cwd=project)
+    # Only the test plugin's tools: installed plugins may declare tools with the same names.
+    saved = os.environ.get("CO_LOAD_PLUGINS")
+    os.environ["CO_LOAD_PLUGINS"] = ""
+    try:
+        app = make_app(settings, cwd=project)
+    finally:
+        if saved is None:
+            os.environ.pop("CO_LOAD_PLUGINS", None)
+        else:
+            os.environ["CO_LOAD_PLUGINS"] = saved
     app.host.register(ToolsPlugin(opinions, tools), "fake")
     if other_opinions:
         app.host.register(OpinionPlugin(other_opinions), "other")
