@@ -10,13 +10,24 @@ from co_core.hookspecs import hookimpl
 @hookimpl
 def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
+    from co_core.policy.settings import PolicySettings
 
     register("local", LocalSettings)
+    register("policy", PolicySettings)
 
 
 @hookimpl
 def register_status_checks(register: Any) -> None:
     from co_core import core_checks
+    from co_core.policy.status import policy_check
 
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
+    register("policy", policy_check)
+
+
+@hookimpl
+def register_commands(app: Any) -> None:
+    from co_core.policy.cli import register
+
+    register(app)
