@@ -1,0 +1,119 @@
+"""Run a local process with a deadline, a capped output and resource limits.
+
+Shared by the bubblewrap and the host backends. The process gets its own session so a
+timeout kills it and everything in its process group; rlimits cap memory (address
+space), the number of processes (the user's current count plus ``pids``), file size and
+core dumps.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+
+from co_shell.sandbox.base import CommandResult, OutputCap, SandboxError
+
+KILL_GRACE = 5.0
+IO_GRACE = 2.0  # after the command exits, for children still writing
+
+
+def parse_size(text: str) -> int:
+    """Docker-style sizes: ``512m``, ``2g``, ``1048576``."""
+    text = text.strip().lower().removesuffix("b")
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
+def count_processes(uid: int) -> int:
+    """How many processes ``uid`` owns now (RLIMIT_NPROC counts all of them)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid == uid:
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def limiter(memory: int | None, nproc: int | None) -> Callable[[], None]:
+    def apply() -> None:
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def run_process(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    timeout: float,
+    output_limit: int,
+    preexec: Callable[[], None] | None = None,
+    user: int | None = None,
+    group: int | None = None,
+) -> CommandResult:
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=preexec,
+            user=user,
+            group=group,
+            extra_groups=[] if user is not None else None,
+            close_fds=True,
+        )
+    except OSError as exc:
+        raise SandboxError(f"could not start {argv[0]}: {exc.strerror or exc}") from exc
+    cap = OutputCap(output_limit)
+    assert proc.stdout is not None
+
+    def pump() -> None:
+        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+            cap.feed(chunk)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    deadline = started + timeout
+    timed_out = False
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    # a background child may still hold the pipe: wait a little (as `docker exec` does)
+    reader.join(max(0.0, min(IO_GRACE, deadline - time.perf_counter())))
+    if timed_out or reader.is_alive():
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        reader.join(KILL_GRACE)
+    code = proc.wait()
+    proc.stdout.close()
+    return CommandResult(
+        exit_code=code if code >= 0 else 128 - code,
+        output=cap.text(),
+        cut=cap.cut,
+        timed_out=timed_out,
+        seconds=time.perf_counter() - started,
+    )
