@@ -91,6 +91,7 @@ class BubblewrapSandbox:
             "--dev", "/dev",
             "--tmpfs", "/tmp",
             "--bind", str(self.workspace), WORKDIR,
+            "--remount-ro", "/",
             "--chdir", WORKDIR,
             "--hostname", "co-sandbox",
             "--clearenv",
