@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import sandbox_image
 from co_shell.sandbox import build
 from co_shell.sandbox.base import FALLBACK_UID
