@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from co_core.changes import ABSENT, DIR, FILE, SYMLINK, UNKNOWN, ChangeRecord, State, Turn
 
@@ -124,37 +124,31 @@ def changes_slash(arg: str, deps: CoDeps) -> str:
 def register_cli(app: Any) -> None:
     import typer
 
-    session_opt = typer.Option(
-        "--session", help="session id (default: the one that changed files last)"
-    )
+    session_help = "session id (default: the one that changed files last)"
 
     @app.command("changes")
     def changes_command(
-        session: Annotated[str | None, session_opt] = None,
-        brief: Annotated[bool, typer.Option("--brief", help="Paths only, no diffs.")] = False,
+        session: str = typer.Option("", "--session", help=session_help),
+        brief: bool = typer.Option(False, "--brief", help="Paths only, no diffs."),
     ) -> None:
         """List the files Co changed, turn by turn, with diffs."""
         from co_core.changes import load_turns
 
-        record = _record(session)
+        record = _record(session or None)
         print(f"session {record.session_id}")
         turns = load_turns(record.session_id, record.db_path or _default_db())
         print(format_turns(turns, diffs=not brief))
 
     @app.command("undo")
     def undo_command(
-        turn: Annotated[
-            int | None, typer.Argument(help="turn to revert (default: the last one)")
-        ] = None,
-        session: Annotated[str | None, session_opt] = None,
-        force: Annotated[
-            bool, typer.Option("--force", help="Also revert files changed again later.")
-        ] = False,
+        turn: int = typer.Argument(0, help="turn to revert (default: the last one)"),
+        session: str = typer.Option("", "--session", help=session_help),
+        force: bool = typer.Option(False, "--force", help="Also revert files changed again later."),
     ) -> None:
         """Revert the file changes of Co's last turn (or a chosen one)."""
-        record = _record(session)
+        record = _record(session or None)
         print(f"session {record.session_id}")
-        print(record.undo(turn, force=force).text())
+        print(record.undo(turn or None, force=force).text())
 
 
 def _default_db() -> Path:

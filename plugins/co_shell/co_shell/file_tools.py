@@ -134,6 +134,10 @@ def write_file(ctx: RunContext[Any], path: str, content: str) -> str:
     real = _resolve(ctx, path, write=True)
     if real.is_dir():
         raise ModelRetry(f"{path!r} is a folder; give a file path")
+    root = Path(os.path.realpath(ctx.deps.workspace))
+    for parent in reversed(real.parents):
+        if parent.is_relative_to(root) and parent != root and not os.path.lexists(parent):
+            ctx.deps.changes.before_write(parent)  # created by this write: undo removes it
     ctx.deps.changes.before_write(real)
     try:
         pathsafe.write_bytes(ctx.deps.workspace, real, content.encode("utf-8"))
