@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import os
 import resource
+import selectors
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 
 from co_shell.sandbox.base import CommandResult, OutputCap, SandboxError
 
-KILL_GRACE = 5.0
 IO_GRACE = 2.0  # after the command exits, for children still writing
 
 
@@ -56,6 +55,36 @@ def limiter(memory: int | None, nproc: int | None) -> Callable[[], None]:
     return apply
 
 
+def _pump(proc: subprocess.Popen[bytes], cap: OutputCap, deadline: float) -> bool:
+    """Read output until EOF; kill the process group at the deadline. True if it timed out.
+
+    One thread and ``select``: no polling sleeps, so a fast command returns fast. After
+    the command exits, children still holding the pipe get ``IO_GRACE`` seconds.
+    """
+    fd = proc.stdout.fileno()  # type: ignore[union-attr]
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        exited_at: float | None = None
+        while True:
+            now = time.perf_counter()
+            limit = deadline if exited_at is None else min(deadline, exited_at + IO_GRACE)
+            if now >= limit:
+                timed_out = proc.poll() is None
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                return timed_out
+            wait = min(limit - now, 0.05 if exited_at is None else limit - now)
+            if sel.select(wait):
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return False
+                cap.feed(chunk)
+            elif exited_at is None and proc.poll() is not None:
+                exited_at = time.perf_counter()
+
+
 def run_process(
     argv: list[str],
     *,
@@ -87,28 +116,14 @@ def run_process(
         raise SandboxError(f"could not start {argv[0]}: {exc.strerror or exc}") from exc
     cap = OutputCap(output_limit)
     assert proc.stdout is not None
-
-    def pump() -> None:
-        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
-            cap.feed(chunk)
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
     deadline = started + timeout
-    timed_out = False
-    try:
-        proc.wait(timeout)
+    timed_out = _pump(proc, cap, deadline)
+    try:  # output closed early (``exec >&-``) does not mean the command ended
+        code = proc.wait(max(0.0, deadline - time.perf_counter()))
     except subprocess.TimeoutExpired:
         timed_out = True
-    # a background child may still hold the pipe: wait a little (as `docker exec` does)
-    reader.join(max(0.0, min(IO_GRACE, deadline - time.perf_counter())))
-    if timed_out or reader.is_alive():
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        reader.join(KILL_GRACE)
-    code = proc.wait()
+        os.killpg(proc.pid, signal.SIGKILL)
+        code = proc.wait()
     proc.stdout.close()
     return CommandResult(
         exit_code=code if code >= 0 else 128 - code,
