@@ -34,11 +34,12 @@ def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
     """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry."""
     sandbox = ctx.deps.resource("sandbox")
     settings = ctx.deps.section("shell")
-    before = snapshots.take(ctx.deps.workspace)
+    before = snapshots.take(ctx.deps.workspace) if settings.track_shell_changes else None
     try:
         result = sandbox.run(argv, settings.timeout)
     finally:
-        snapshots.record_since(ctx.deps.changes, before)
+        if before is not None:
+            snapshots.record_since(ctx.deps.changes, before)
     try:
         check(result, settings.timeout)
     except SandboxError as exc:
