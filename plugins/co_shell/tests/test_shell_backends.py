@@ -196,3 +196,17 @@ def test_sandbox_is_a_deps_resource_closed_on_exit(co_dirs: Path, workspace: Pat
     with pytest.raises(docker.errors.NotFound):
         client.containers.get(container_id)
     client.close()
+
+
+def test_missing_bubblewrap_is_a_clear_error(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_shell.sandbox.bwrap_sandbox import probe
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
+    probe.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable, match="bwrap is not installed.*apt install"):
+            sandbox_for("bubblewrap", workspace)
+    finally:
+        probe.cache_clear()

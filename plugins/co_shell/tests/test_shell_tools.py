@@ -264,3 +264,25 @@ def test_co_changes_and_co_undo_commands(deps: Any, workspace: Path) -> None:
     again = subprocess.run([*co, "undo", "99"], capture_output=True, text=True, env=env)
     assert again.returncode != 0 and "no changes recorded in turn 99" in again.stderr
     assert "Traceback" not in again.stderr
+
+
+@pytest.mark.parametrize("backend", ["docker", "bubblewrap", "none"])
+def test_run_python_and_shell_in_each_backend(co_dirs: Path, workspace: Path, backend: str) -> None:
+    image = require_backend(backend)
+    shell = {"sandbox": backend, "keep_container": False, **({"image": image} if image else {})}
+    deps = make_deps({"shell": shell}, workspace=workspace)
+    try:
+        seen = run_agent(
+            deps,
+            [
+                ("run_python", {"code": "open('out.txt', 'w').write('from python')"}),
+                ("run_shell_command", {"cmd": "cat out.txt; echo; ls"}),
+            ],
+            [shell_tools.run_python, shell_tools.run_shell_command],
+        )
+        assert any("from python" in s and "out.txt" in s for s in seen)
+        assert (workspace / "out.txt").read_text() == "from python"
+        assert "Undid turn" in deps.changes.undo().text()
+        assert not (workspace / "out.txt").exists()
+    finally:
+        deps.close()
