@@ -134,6 +134,8 @@ class ChangeRecord:
     db_path: Path | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _synced: bool = field(default=False, repr=False)
+    _dirty: bool = field(default=False, repr=False)  # the current turn recorded something
+    _note: str = field(default="", repr=False)
 
     # -- storage -------------------------------------------------------------------------
 
@@ -154,18 +156,20 @@ class ChangeRecord:
             pass
 
     def _sync(self, conn: sqlite3.Connection) -> None:
-        """A resumed session continues after its last stored turn."""
+        """A resumed session continues after its last stored turn (nothing is lost renumbering:
+        turns of this process before its first write changed nothing)."""
         if not self._synced:
             row = conn.execute(
                 "SELECT MAX(turn) FROM turns WHERE session = ?", (self.session_id,)
             ).fetchone()
-            self.turn = max(self.turn, row[0] or 0)
+            if row[0] is not None and row[0] >= self.turn:
+                self.turn = row[0] + 1
             self._synced = True
 
-    def _ensure_turn(self, conn: sqlite3.Connection, note: str = "") -> None:
+    def _ensure_turn(self, conn: sqlite3.Connection) -> None:
         conn.execute(
             "INSERT OR IGNORE INTO turns (session, turn, note, at) VALUES (?, ?, ?, ?)",
-            (self.session_id, self.turn, note, time.time()),
+            (self.session_id, self.turn, self._note, time.time()),
         )
 
     # -- recording -----------------------------------------------------------------------
@@ -176,12 +180,17 @@ class ChangeRecord:
         return [c for t in self.turns() for c in t.changes]
 
     def next_turn(self, note: str = "") -> int:
-        """Start a new turn (the REPL calls this per user message); returns its number."""
-        with self._lock, self._db() as conn:
-            self._sync(conn)
-            self._close_turn(conn)
+        """Start a new turn (the agent calls this per user message); returns its number.
+
+        Touches the database only if the turn that ends changed something.
+        """
+        with self._lock:
+            if self._dirty:
+                with self._db() as conn:
+                    self._close_turn(conn)
+            self._dirty = False
             self.turn += 1
-            self._ensure_turn(conn, note)
+            self._note = note
             return self.turn
 
     def _close_turn(self, conn: sqlite3.Connection) -> None:
@@ -220,6 +229,7 @@ class ChangeRecord:
                     time.time(),
                 ),
             )
+            self._dirty = True
 
     # -- reading -------------------------------------------------------------------------
 

@@ -179,3 +179,18 @@ def test_the_database_is_private(ws: Path) -> None:
     write(record, ws / "a", "x")
     assert record.db_path is not None
     assert (record.db_path.stat().st_mode & 0o777) == 0o600
+
+
+def test_turns_without_writes_touch_no_disk_and_resume_continues(ws: Path, co_dirs: Path) -> None:
+    record = ChangeRecord("quiet")
+    for _ in range(3):
+        record.next_turn()
+    assert record.db_path is None or not record.db_path.exists()
+    write(record, ws / "a.txt", "x")
+    resumed = ChangeRecord("quiet")  # the same session in a new process
+    resumed.next_turn()
+    write(resumed, ws / "a.txt", "y")
+    turns = [t.turn for t in resumed.turns()]
+    assert len(turns) == 2 and turns[1] > turns[0]
+    resumed.undo()
+    assert (ws / "a.txt").read_text() == "x"
