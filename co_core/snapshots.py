@@ -18,9 +18,13 @@ from pathlib import Path
 
 from co_core.changes import ABSENT, DIR, FILE, SYMLINK, UNKNOWN, ChangeRecord, State
 
-SKIPPED_DIRS = frozenset({".git", ".co"})
+# not tracked, at any depth: version control, Co's own folder, environments and caches
+SKIPPED_DIRS = frozenset(
+    {".git", ".co", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox"}
+)  # fmt: skip
 KEEP_FILE_BYTES = 256 * 1024
-KEEP_TOTAL_BYTES = 64 * 1024 * 1024
+KEEP_TOTAL_BYTES = 32 * 1024 * 1024
 MAX_ENTRIES = 50_000
 
 
@@ -51,10 +55,18 @@ def _kind(mode: int) -> str:
     return UNKNOWN
 
 
+_last: dict[Path, Snapshot] = {}  # per workspace: bytes of files unchanged since are reused
+
+
 def take(root: Path, *, keep_contents: bool = True, max_entries: int = MAX_ENTRIES) -> Snapshot:
-    """Walk ``root`` (no symlink is followed); keep small files' bytes when asked."""
+    """Walk ``root`` (no symlink is followed); keep small files' bytes when asked.
+
+    Bytes kept by the previous snapshot of the same workspace are reused for files whose
+    size, mtime and inode did not change, so only new or changed files are read.
+    """
     root = Path(os.path.realpath(root))
     snap = Snapshot(root)
+    previous = _last.get(root) if keep_contents else None
     budget = KEEP_TOTAL_BYTES
     stack = [root]
     while stack:
@@ -65,21 +77,26 @@ def take(root: Path, *, keep_contents: bool = True, max_entries: int = MAX_ENTRI
         except OSError:
             continue
         for item in items:
-            if folder == root and item.name in SKIPPED_DIRS:
+            if item.name in SKIPPED_DIRS and item.is_dir(follow_symlinks=False):
                 continue
             if len(snap.entries) >= max_entries:
                 snap.complete = False
-                return snap
+                break
             try:
                 info = item.stat(follow_symlinks=False)
             except OSError:
                 continue
             rel = os.path.relpath(item.path, root)
             kind = _kind(info.st_mode)
-            snap.entries[rel] = Entry(
+            entry = Entry(
                 kind, info.st_size, info.st_mtime_ns, info.st_ino, stat.S_IMODE(info.st_mode)
             )
-            if kind == DIR:
+            snap.entries[rel] = entry
+            reused = previous.kept.get(rel) if previous is not None else None
+            if reused is not None and previous.entries.get(rel) == entry and kind != DIR:
+                snap.kept[rel] = reused
+                budget -= len(reused.data or b"")
+            elif kind == DIR:
                 stack.append(Path(item.path))
             elif keep_contents and kind == SYMLINK:
                 snap.kept[rel] = State(SYMLINK, os.fsencode(os.readlink(item.path)))
@@ -88,6 +105,10 @@ def take(root: Path, *, keep_contents: bool = True, max_entries: int = MAX_ENTRI
                 if state.kind == FILE:
                     budget -= len(state.data or b"")
                     snap.kept[rel] = state
+        if not snap.complete:
+            break
+    if keep_contents:
+        _last[root] = snap
     return snap
 
 
@@ -102,13 +123,15 @@ def _differs(a: Entry, b: Entry) -> bool:
 def diff(before: Snapshot, after: Snapshot) -> dict[str, State]:
     """Paths that changed between two snapshots, each with its previous state."""
     changed: dict[str, State] = {}
+    whole = before.complete and after.complete  # else a path missing from one may be unseen
     for rel, entry in after.entries.items():
         old = before.entries.get(rel)
         if old is None:
-            changed[rel] = State(ABSENT)
+            if whole:
+                changed[rel] = State(ABSENT)
         elif _differs(old, entry):
             changed[rel] = _previous(before, rel, old)
-    if after.complete:
+    if whole:
         for rel, old in before.entries.items():
             if rel not in after.entries:
                 changed[rel] = _previous(before, rel, old)

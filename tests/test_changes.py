@@ -194,3 +194,31 @@ def test_turns_without_writes_touch_no_disk_and_resume_continues(ws: Path, co_di
     assert len(turns) == 2 and turns[1] > turns[0]
     resumed.undo()
     assert (ws / "a.txt").read_text() == "x"
+
+
+def test_snapshot_skips_environments_and_reuses_unchanged_bytes(ws: Path) -> None:
+    (ws / "node_modules" / "pkg").mkdir(parents=True)
+    (ws / "node_modules" / "pkg" / "index.js").write_text("x")
+    (ws / "src" / ".venv").mkdir(parents=True)
+    (ws / "src" / "main.py").write_text("print(1)")
+    first = snapshots.take(ws)
+    assert set(first.entries) == {"node_modules", "src", "src/main.py"} - {"node_modules"}
+    second = snapshots.take(ws)
+    assert second.kept["src/main.py"] is first.kept["src/main.py"]  # not read again
+    (ws / "src" / "main.py").write_text("print(2)!")
+    third = snapshots.take(ws)
+    assert third.kept["src/main.py"].data == b"print(2)!"
+
+
+def test_a_partial_snapshot_only_reports_changes_to_files_it_saw(ws: Path) -> None:
+    for i in range(30):
+        (ws / f"f{i:02}").write_text("x")
+    before = snapshots.take(ws, max_entries=10)
+    assert not before.complete
+    seen = sorted(before.entries)[0]
+    (ws / seen).write_text("changed!")
+    (ws / "brand-new").write_text("new")
+    after = snapshots.take(ws, keep_contents=False, max_entries=10)
+    changed = snapshots.diff(before, after)
+    assert all(state.kind != "absent" for state in changed.values())  # no invented creations
+    assert seen in changed or seen not in after.entries
