@@ -21,7 +21,9 @@ def _probe(backend: str, settings: Any) -> CheckResult:
         problem = probe(*sandbox_ids())
         if problem:
             return fail(f"bubblewrap unavailable: {problem}; {FIX}")
-        return ok("bubblewrap works (no network, read-only system, rlimits)")
+        from co_shell.sandbox.cgroups import describe
+
+        return ok(f"bubblewrap works: no network, read-only system, {describe()}")
     try:
         from co_shell.sandbox.docker_sandbox import connect, engine_address
 

@@ -210,3 +210,40 @@ def test_missing_bubblewrap_is_a_clear_error(
             sandbox_for("bubblewrap", workspace)
     finally:
         probe.cache_clear()
+
+
+def test_bubblewrap_cgroup_limits_where_available() -> None:
+    import subprocess
+
+    from co_shell.sandbox.cgroups import Cgroup
+
+    group = Cgroup.create(200 * 1024 * 1024, 0.5, 42)
+    if group is None:
+        pytest.skip("no writable cgroup hierarchy here (bubblewrap uses rlimits only)")
+    try:
+        limits = {}
+        for folder in group.folders:
+            for name in (
+                "pids.max",
+                "memory.max",
+                "memory.limit_in_bytes",
+                "cpu.max",
+                "cpu.cfs_quota_us",
+            ):
+                if (folder / name).exists():
+                    limits[name] = (folder / name).read_text().split()[0]
+        assert limits["pids.max"] == "42"
+        assert limits.get("memory.max", limits.get("memory.limit_in_bytes")) == str(
+            200 * 1024 * 1024
+        )
+        assert limits.get("cpu.max", limits.get("cpu.cfs_quota_us")) == "50000"
+        child = subprocess.Popen(["sleep", "5"], preexec_fn=group.join)
+        try:
+            procs = (group.folders[0] / "cgroup.procs").read_text().split()
+            assert str(child.pid) in procs
+        finally:
+            child.kill()
+            child.wait()
+    finally:
+        group.remove()
+    assert not any(folder.exists() for folder in group.folders)

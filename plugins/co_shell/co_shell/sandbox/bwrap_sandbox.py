@@ -23,6 +23,7 @@ from co_shell.sandbox.base import (
     minimal_env,
     sandbox_ids,
 )
+from co_shell.sandbox.cgroups import Cgroup
 from co_shell.sandbox.process import count_processes, limiter, parse_size, run_process
 from co_shell.settings import ShellSettings
 
@@ -102,18 +103,24 @@ class BubblewrapSandbox:
 
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
         timeout = timeout or self.settings.timeout
-        nproc = count_processes(self.uid) + self.settings.pids
-        as_root = os.getuid() == 0
-        return run_process(
-            self.argv(argv),
-            env=minimal_env(),
-            cwd=str(self.workspace),
-            timeout=timeout,
-            output_limit=self.settings.output_limit,
-            preexec=limiter(parse_size(self.settings.memory), nproc),
-            user=self.uid if as_root else None,
-            group=self.gid if as_root else None,
-        )
+        s = self.settings
+        memory = parse_size(s.memory)
+        cgroup = Cgroup.create(memory, s.cpus, s.pids)
+        nproc = count_processes(self.uid) + s.pids
+        drop = (self.uid, self.gid) if os.getuid() == 0 else None
+        try:
+            return run_process(
+                self.argv(argv),
+                env=minimal_env(),
+                cwd=str(self.workspace),
+                timeout=timeout,
+                output_limit=s.output_limit,
+                # with a cgroup, memory is capped there (OOM kill) instead of address space
+                preexec=limiter(None if cgroup else memory, nproc, cgroup=cgroup, ids=drop),
+            )
+        finally:
+            if cgroup is not None:
+                cgroup.remove()
 
     def close(self) -> None:
         """Nothing lingers: every command had its own namespace."""

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Any
 
 from co_shell.sandbox.base import CommandResult, OutputCap, SandboxError
 
@@ -44,13 +45,27 @@ def count_processes(uid: int) -> int:
     return count
 
 
-def limiter(memory: int | None, nproc: int | None) -> Callable[[], None]:
+def limiter(
+    memory: int | None,
+    nproc: int | None,
+    *,
+    cgroup: Any = None,
+    ids: tuple[int, int] | None = None,
+) -> Callable[[], None]:
+    """What the child does before exec: join the cgroup, set rlimits, drop to ``ids``."""
+
     def apply() -> None:
+        if cgroup is not None:
+            cgroup.join()
         if memory:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if nproc:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if ids is not None:
+            os.setgroups([])
+            os.setgid(ids[1])
+            os.setuid(ids[0])
 
     return apply
 
