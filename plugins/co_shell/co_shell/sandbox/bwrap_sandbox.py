@@ -14,6 +14,7 @@ import functools
 import os
 import shutil
 import subprocess
+import weakref
 from pathlib import Path
 
 from co_shell.sandbox.base import (
@@ -75,6 +76,8 @@ class BubblewrapSandbox:
         if problem:
             raise SandboxUnavailable(f"bubblewrap sandbox unavailable: {problem}; {FIX}")
         self.exe = shutil.which("bwrap") or "bwrap"
+        self._cgroup: Cgroup | None = None
+        self._cgroup_tried = False
 
     def argv(self, command: list[str]) -> list[str]:
         net = ["--share-net"] if self.settings.network else []
@@ -101,26 +104,35 @@ class BubblewrapSandbox:
             *command,
         ]  # fmt: skip
 
+    def _group(self) -> Cgroup | None:
+        """One cgroup for this sandbox's commands, made on first use, removed on close."""
+        if not self._cgroup_tried:
+            s = self.settings
+            self._cgroup = Cgroup.create(parse_size(s.memory), s.cpus, s.pids)
+            self._cgroup_tried = True
+            if self._cgroup is not None:  # removed even if close() is never called
+                weakref.finalize(self, self._cgroup.remove)
+        return self._cgroup
+
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
         timeout = timeout or self.settings.timeout
         s = self.settings
-        memory = parse_size(s.memory)
-        cgroup = Cgroup.create(memory, s.cpus, s.pids)
-        nproc = count_processes(self.uid) + s.pids
+        cgroup = self._group()
+        nproc = None if cgroup else count_processes(self.uid) + s.pids
         drop = (self.uid, self.gid) if os.getuid() == 0 else None
-        try:
-            return run_process(
-                self.argv(argv),
-                env=minimal_env(),
-                cwd=str(self.workspace),
-                timeout=timeout,
-                output_limit=s.output_limit,
-                # with a cgroup, memory is capped there (OOM kill) instead of address space
-                preexec=limiter(None if cgroup else memory, nproc, cgroup=cgroup, ids=drop),
-            )
-        finally:
-            if cgroup is not None:
-                cgroup.remove()
+        # with a cgroup, memory is capped there (OOM kill) instead of by address space
+        memory = None if cgroup else parse_size(s.memory)
+        return run_process(
+            self.argv(argv),
+            env=minimal_env(),
+            cwd=str(self.workspace),
+            timeout=timeout,
+            output_limit=s.output_limit,
+            preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
+        )
 
     def close(self) -> None:
-        """Nothing lingers: every command had its own namespace."""
+        """Remove the cgroup; nothing else lingers (every command had its own namespaces)."""
+        if self._cgroup is not None:
+            self._cgroup.remove()
+        self._cgroup, self._cgroup_tried = None, False
