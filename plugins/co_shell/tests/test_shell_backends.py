@@ -247,3 +247,15 @@ def test_bubblewrap_cgroup_limits_where_available() -> None:
     finally:
         group.remove()
     assert not any(folder.exists() for folder in group.folders)
+
+
+def test_bubblewrap_as_root_says_when_uid_1000_cannot_reach_the_workspace(tmp_path: Path) -> None:
+    import os
+
+    if os.getuid() != 0:
+        pytest.skip("only Co running as root hands commands to uid 1000")
+    require_backend("bubblewrap")
+    private = tmp_path / "private"  # pytest's tmp dirs are 0700 root
+    private.mkdir()
+    with pytest.raises(SandboxUnavailable, match="uid 1000.*accessible"):
+        sandbox_for("bubblewrap", private)

@@ -3,9 +3,9 @@
 The system directories are mounted read-only, the workspace read-write at
 ``/workspace``, a private ``/tmp``, no network (unless allowed), no host home
 directories, a new PID namespace (everything dies with the command), a minimal
-environment. Limits are rlimits: address space (``memory``), process count (``pids`` on
-top of what the user already runs) and the per-command timeout. When Co runs as root,
-the command runs as uid 1000 instead.
+environment. Limits come from a cgroup where Co may create one (pids, memory, CPU),
+otherwise from rlimits (address space, process count); the timeout kills the whole
+sandbox. When Co runs as root, the command runs as uid 1000 instead.
 """
 
 from __future__ import annotations
@@ -78,6 +78,26 @@ class BubblewrapSandbox:
         self.exe = shutil.which("bwrap") or "bwrap"
         self._cgroup: Cgroup | None = None
         self._cgroup_tried = False
+        if os.getuid() == 0:
+            self._check_access()
+
+    def _check_access(self) -> None:
+        """Running as root, commands run as uid 1000: it must be able to reach the workspace."""
+        done = subprocess.run(
+            self.argv(["true"]),
+            capture_output=True,
+            timeout=10,
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+        )
+        if done.returncode != 0:
+            detail = done.stderr.decode(errors="replace").strip()[:200]
+            raise SandboxUnavailable(
+                f"bubblewrap: Co runs as root, so commands run as uid {self.uid}, which cannot "
+                f"use {self.workspace} ({detail}); make the folder and its parents accessible "
+                "to that user, or run Co as a normal user"
+            )
 
     def argv(self, command: list[str]) -> list[str]:
         net = ["--share-net"] if self.settings.network else []
