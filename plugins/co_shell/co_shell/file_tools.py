@@ -118,6 +118,12 @@ def read_file(
     out, used, last = [], 0, start_line - 1
     for number, line in enumerate(chosen, start_line):
         if used + len(line) > READ_LIMIT:
+            if not out:  # one enormous line (minified code): show its start
+                cut = len(line) - READ_LIMIT
+                out.append(
+                    f"{line[:READ_LIMIT]}\n[... line {number}: {cut} more characters cut ...]\n"
+                )
+                last = number
             break
         out.append(line)
         used += len(line)

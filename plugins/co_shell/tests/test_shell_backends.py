@@ -259,3 +259,16 @@ def test_bubblewrap_as_root_says_when_uid_1000_cannot_reach_the_workspace(tmp_pa
     private.mkdir()
     with pytest.raises(SandboxUnavailable, match="uid 1000.*accessible"):
         sandbox_for("bubblewrap", private)
+
+
+def test_hooks_and_sandbox_layer_stay_light() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, co_shell.plugin, co_shell.sandbox, co_shell.sandbox.bwrap_sandbox;"
+        "heavy = [m for m in ('pydantic_ai', 'docker') if m in sys.modules];"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"  # the sandbox layer knows nothing of pydantic-ai

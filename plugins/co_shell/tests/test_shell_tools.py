@@ -158,6 +158,10 @@ def test_read_file_ranges_and_cap(deps: Any, workspace: Path) -> None:
     assert "cut at line" in text and "start_line=" in text
     with pytest.raises(ModelRetry, match="no file"):
         file_tools.read_file(ctx(deps), "missing.txt")
+    (workspace / "min.js").write_text("x" * 200_000 + "\nsecond\n")
+    text = file_tools.read_file(ctx(deps), "min.js")
+    assert "line 1:" in text and "more characters cut" in text and "start_line=2" in text
+    assert len(text) < 70_000
 
 
 def test_write_creates_parents_and_edit_is_exact(deps: Any, workspace: Path) -> None:
