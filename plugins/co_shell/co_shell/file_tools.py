@@ -135,11 +135,23 @@ def read_file(
     return text or f"{path} has no lines in that range (it has {len(lines)} lines)"
 
 
+def _undoable(real: Path, path: str) -> None:
+    """Refuse to overwrite what the change record could not keep a copy of."""
+    from co_core.changes import MAX_KEPT_BYTES
+
+    if real.is_file() and real.stat().st_size > MAX_KEPT_BYTES:
+        raise ModelRetry(
+            f"{path!r} is larger than {MAX_KEPT_BYTES // 2**20} MB, too big to keep an undo "
+            "copy of; it is not changed by this tool"
+        )
+
+
 def write_file(ctx: RunContext[Any], path: str, content: str) -> str:
     """Create or overwrite a workspace file with ``content`` (parent folders are created)."""
     real = _resolve(ctx, path, write=True)
     if real.is_dir():
         raise ModelRetry(f"{path!r} is a folder; give a file path")
+    _undoable(real, path)
     root = Path(os.path.realpath(ctx.deps.workspace))
     for parent in reversed(real.parents):
         if parent.is_relative_to(root) and parent != root and not os.path.lexists(parent):
@@ -161,6 +173,7 @@ def edit_file(ctx: RunContext[Any], path: str, search: str, replace: str) -> str
     real = _resolve(ctx, path, write=True)
     if not search:
         raise ModelRetry("search must not be empty; to create a file use write_file")
+    _undoable(real, path)
     try:
         text = pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8")
     except FileNotFoundError as exc:

@@ -290,3 +290,14 @@ def test_run_python_and_shell_in_each_backend(co_dirs: Path, workspace: Path, ba
         assert not (workspace / "out.txt").exists()
     finally:
         deps.close()
+
+
+def test_files_too_big_to_undo_are_not_overwritten(deps: Any, workspace: Path) -> None:
+    from co_core.changes import MAX_KEPT_BYTES
+
+    big = workspace / "huge.log"
+    with open(big, "wb") as handle:
+        handle.truncate(MAX_KEPT_BYTES + 1)
+    with pytest.raises(ModelRetry, match="too big to keep an undo copy"):
+        file_tools.write_file(ctx(deps), "huge.log", "small")
+    assert big.stat().st_size == MAX_KEPT_BYTES + 1
