@@ -272,3 +272,14 @@ def test_hooks_and_sandbox_layer_stay_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"  # the sandbox layer knows nothing of pydantic-ai
+
+
+def test_docker_container_removed_behind_our_back_is_recreated(workspace: Path) -> None:
+    image = require_backend("docker")
+    box = sandbox_for("docker", workspace, image)
+    try:
+        box.run(["true"])
+        box.container().remove(force=True)  # e.g. `docker rm -f` by the user
+        assert box.run(["echo", "back"]).output == "back\n"
+    finally:
+        box.close()

@@ -173,17 +173,22 @@ class DockerSandbox:
 
     def _run(self, argv: list[str], timeout: float) -> CommandResult:
         api = self.client.api
-        container = self.container()
         user = f"{self.uid}:{self.gid}"
         started = time.perf_counter()
-        try:
-            exec_id = api.exec_create(
-                container.id, argv, user=user, workdir=WORKDIR, environment=minimal_env()
-            )["Id"]
-            stream = api.exec_start(exec_id, stream=True)
-        except Exception as exc:
-            self._container = None  # maybe removed behind our back: recreate next time
-            raise SandboxError(f"the sandbox failed to start the command: {_short(exc)}") from exc
+        for attempt in (1, 2):
+            container = self.container()
+            try:
+                exec_id = api.exec_create(
+                    container.id, argv, user=user, workdir=WORKDIR, environment=minimal_env()
+                )["Id"]
+                stream = api.exec_start(exec_id, stream=True)
+                break
+            except Exception as exc:
+                self._container = None  # removed or stopped behind our back: make it again
+                if attempt == 2:
+                    raise SandboxError(
+                        f"the sandbox failed to start the command: {_short(exc)}"
+                    ) from exc
         cap = OutputCap(self.settings.output_limit)
 
         def pump() -> None:
