@@ -55,6 +55,11 @@ def assemble(root: Path) -> None:
         link = root / "usr/bin" / applet
         if not link.exists() and applet != "busybox":
             link.symlink_to("busybox")
+    if not os.path.exists(PYTHON) or not os.path.exists(BUSYBOX):
+        raise RuntimeError(
+            f"building {TAG} needs {BUSYBOX} (apt install busybox-static) and "
+            f"{PYTHON} (apt install python3)"
+        )
     if os.path.exists(PYTHON):
         real = os.path.realpath(PYTHON)
         shutil.copy2(real, root / "usr/bin" / os.path.basename(real))
