@@ -44,6 +44,11 @@ def _copy(src: str, root: Path) -> None:
 
 
 def assemble(root: Path) -> None:
+    if not os.path.exists(PYTHON) or not os.path.exists(BUSYBOX):
+        raise RuntimeError(
+            f"building {TAG} needs {BUSYBOX} (apt install busybox-static) and "
+            f"{PYTHON} (apt install python3)"
+        )
     for folder in ("usr/bin", "usr/lib", "usr/lib64", "etc", "tmp", "workspace", "proc", "dev"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     for link, target in (("bin", "usr/bin"), ("sbin", "usr/bin"), ("lib", "usr/lib")):
@@ -55,11 +60,6 @@ def assemble(root: Path) -> None:
         link = root / "usr/bin" / applet
         if not link.exists() and applet != "busybox":
             link.symlink_to("busybox")
-    if not os.path.exists(PYTHON) or not os.path.exists(BUSYBOX):
-        raise RuntimeError(
-            f"building {TAG} needs {BUSYBOX} (apt install busybox-static) and "
-            f"{PYTHON} (apt install python3)"
-        )
     if os.path.exists(PYTHON):
         real = os.path.realpath(PYTHON)
         shutil.copy2(real, root / "usr/bin" / os.path.basename(real))
