@@ -46,7 +46,7 @@ def row(name: str, times: list[float]) -> str:
     verdict = ""
     if target is not None:
         verdict = f"  (target <= {target:g} ms: {'met' if median <= target else 'MISSED'})"
-    return f"{name:<22} median {median:7.1f} ms   p90 {p90:7.1f} ms   n={len(times)}{verdict}"
+    return f"{name:<24} median {median:7.1f} ms   p90 {p90:7.1f} ms   n={len(times)}{verdict}"
 
 
 def main() -> None:
@@ -76,10 +76,19 @@ def main() -> None:
             try:
                 box = build(backend, settings, workspace)
             except Exception as exc:
-                print(f"{backend:<22} unavailable: {exc}")
+                print(f"{backend:<24} unavailable: {exc}")
                 continue
             try:
                 print(row(backend, measure(lambda b=box: b.run(["echo", "hi"]), args.runs)))
+                if backend == "bubblewrap":  # the floor: bwrap alone, same mounts, no limits
+                    raw = box.argv(["echo", "hi"])
+                    ids = (
+                        {"user": box.uid, "group": box.gid, "extra_groups": []}
+                        if os.getuid() == 0
+                        else {}
+                    )
+                    run_raw = lambda c=raw, i=ids: subprocess.run(c, capture_output=True, **i)  # noqa: E731
+                    print(row("bwrap alone (no limits)", measure(run_raw, args.runs)))
                 if backend == "docker":
                     cid = box.container().id
                     cli = [
