@@ -37,8 +37,9 @@ def resolve(workspace: Path, path: str, *, write: bool = False) -> Path:
     if write:
         if real == root:
             raise PathRefused("cannot write the workspace folder itself; name a file")
-        if rel.parts[0] in PROTECTED:
-            raise PathRefused(f"writing inside {rel.parts[0]}/ is not allowed")
+        protected = [part for part in rel.parts if part in PROTECTED]
+        if protected:  # at any depth: a nested repository's .git is just as precious
+            raise PathRefused(f"writing inside {protected[0]}/ is not allowed")
     return real
 
 

@@ -84,13 +84,17 @@ def test_symlink_inside_the_workspace_is_fine(deps: Any, workspace: Path) -> Non
     assert file_tools.read_file(ctx(deps), "alias.txt") == "hello"
 
 
-@pytest.mark.parametrize("path", [".git/config", ".co/settings.json", ".git/hooks/pre-commit", "."])
+@pytest.mark.parametrize(
+    "path",
+    [".git/config", ".co/settings.json", ".git/hooks/pre-commit", ".", "vendor/lib/.git/config"],
+)
 def test_protected_places_are_not_writable(deps: Any, workspace: Path, path: str) -> None:
     (workspace / ".git").mkdir()
     with pytest.raises(ModelRetry):
         file_tools.write_file(ctx(deps), path, "evil")
     assert not (workspace / ".git" / "config").exists()
     assert not (workspace / ".co").exists()
+    assert not (workspace / "vendor").exists()
 
 
 def test_a_folder_swapped_for_a_symlink_after_the_check_is_refused(
