@@ -51,7 +51,11 @@ def _entries(root: Path, folder: Path, recursive: bool) -> list[str]:
             if item.name in SKIP_DIRS:
                 continue
             rel = os.path.relpath(item.path, root)
-            info = item.stat(follow_symlinks=False)
+            try:
+                info = item.stat(follow_symlinks=False)
+            except OSError:
+                lines.append(f"{rel}  (unreadable)")
+                continue
             if stat.S_ISLNK(info.st_mode):
                 lines.append(f"{rel} -> {os.readlink(item.path)}")
             elif stat.S_ISDIR(info.st_mode):
