@@ -183,3 +183,14 @@ def test_output_is_capped_with_a_marker(workspace: Path) -> None:
     assert "bytes of output cut" in result.output
     assert "line-0\n" in result.output and "line-2999" in result.output
     assert len(result.output) < 5000
+
+
+def test_engine_socket_and_home_are_not_reachable(sandbox: Any) -> None:
+    if not os.path.exists("/var/run/docker.sock") and not os.path.isdir(os.path.expanduser("~")):
+        pytest.skip("nothing to hide on this host")
+    result = sh(
+        sandbox,
+        "ls -d /var/run/docker.sock /run/docker.sock ~root /root/.ssh 2>/dev/null; echo end",
+    )
+    assert "docker.sock" not in result.output
+    assert "/root/.ssh" not in result.output
