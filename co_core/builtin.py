@@ -10,13 +10,34 @@ from co_core.hookspecs import hookimpl
 @hookimpl
 def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
+    from co_core.policy.settings import PolicySettings
 
     register("local", LocalSettings)
+    register("policy", PolicySettings)
 
 
 @hookimpl
 def register_status_checks(register: Any) -> None:
     from co_core import core_checks
+    from co_core.policy.status import policy_check
 
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
+    register("policy", policy_check)
+
+
+@hookimpl
+def register_commands(app: Any) -> None:
+    from co_core import undo_commands
+    from co_core.policy import cli as policy_cli
+
+    policy_cli.register(app)
+    undo_commands.register_cli(app)
+
+
+@hookimpl
+def register_slash_commands(register: Any) -> None:
+    from co_core import undo_commands
+
+    register("undo", undo_commands.undo_slash, help="revert the last turn's file changes")
+    register("changes", undo_commands.changes_slash, help="list this session's file changes")

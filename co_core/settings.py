@@ -136,6 +136,7 @@ class Layer:
     label: str
     data: dict[str, Any]
     path: Path | None = None
+    section_names: frozenset[str] = frozenset()
 
     def section(self, name: str) -> dict[str, Any]:
         if name == CORE:
@@ -143,7 +144,9 @@ class Layer:
             # those are plugin sections (maybe of a plugin that is not installed now).
             core_fields = CoreSettings.model_fields
             return {
-                k: v for k, v in self.data.items() if k in core_fields or not isinstance(v, dict)
+                k: v
+                for k, v in self.data.items()
+                if k in core_fields or (k not in self.section_names and not isinstance(v, dict))
             }
         value = self.data.get(name, {})
         if not isinstance(value, dict):
@@ -292,6 +295,8 @@ def load_settings(
     section_models: Mapping[str, type[SectionModel]], cwd: Path | None = None
 ) -> Settings:
     layers, project_file, notices = load_layers(cwd)
+    for layer in layers:
+        layer.section_names = frozenset(section_models)
     sources: dict[str, str] = {}
     core = _validate(CORE, CoreSettings, layers, sources)
     sections = {

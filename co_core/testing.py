@@ -7,6 +7,10 @@ the developer's real settings.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,3 +52,43 @@ def make_app(settings: dict[str, Any] | None = None, *, cwd: Path | None = None)
 def make_deps(settings: dict[str, Any] | None = None, *, workspace: Path | None = None) -> CoDeps:
     """Deps as a tool sees them in a real run (call inside a test using ``co_dirs``)."""
     return make_app(settings, cwd=workspace).make_deps(workspace)
+
+
+def run_co(
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``co ARGS`` in a subprocess, as a user would, inheriting the test's environment."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "co_core", *args],
+        env=full_env,
+        input=input,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def install_fake_plugin(
+    site: Path, name: str, source: str, *, version: str = "1.0.0", module: str | None = None
+) -> Path:
+    """Make ``site`` hold a plugin distribution ``co-NAME`` whose hook module is ``source``.
+
+    Put ``site`` on PYTHONPATH and Co discovers it through the real entry-point machinery,
+    exactly like a ``pip install``-ed plugin.
+    """
+    module = module or f"co_fake_{name.replace('-', '_')}"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    dist = site / f"co_{name.replace('-', '_')}-{version}.dist-info"
+    dist.mkdir(exist_ok=True)
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: co-{name}\nVersion: {version}\n", encoding="utf-8"
+    )
+    (dist / "entry_points.txt").write_text(f"[co]\n{name} = {module}\n", encoding="utf-8")
+    return site
