@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,9 @@ from typing import Any
 import pytest
 
 from co_core.testing import make_deps
+
+# pytest runs with --import-mode=importlib: make the helper module importable
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture

@@ -179,7 +179,10 @@ def test_note_links_and_backlinks(vault: Path, ctx) -> None:
     assert note_links(ctx, "folder/Spoke B").data["backlinks"] == ["Hub.md"]
 
 
-def test_create_and_append_are_recorded_for_undo(vault: Path, ctx) -> None:
+def test_create_and_append_then_undo(vault: Path, make_ctx) -> None:
+    ctx = make_ctx(vault, recheck_seconds=0)
+    write(vault, "Log.md", "line one")
+    ctx.deps.changes.next_turn()  # the agent starts a turn per user message
     message = create_note(ctx, "inbox/Idea", "# Idea\nA flying quokka")
     assert message.startswith("Created inbox/Idea.md")
     created = vault / "inbox" / "Idea.md"
@@ -189,16 +192,14 @@ def test_create_and_append_are_recorded_for_undo(vault: Path, ctx) -> None:
         create_note(ctx, "inbox/Idea.md", "again")
     with pytest.raises(ModelRetry, match="hidden folders"):
         create_note(ctx, ".obsidian/plugins", "x")
-    write(vault, "Log.md", "line one")
     assert "Appended" in append_to_note(ctx, "[[Log]]", "line two")
     assert (vault / "Log.md").read_text() == "line one\nline two\n"
     assert list_notes(ctx, tag="fresh").count == 0
     append_to_note(ctx, "Log", "#fresh tag")
     assert list_notes(ctx, tag="fresh").count == 1
-    record = {c.path: c.before for c in ctx.deps.changes.changes}
-    assert record == {created: None, vault / "Log.md": b"line one"}
-    # what /undo does with the record: the vault is back as it was
-    for path, before in record.items():
-        path.unlink() if before is None else path.write_bytes(before)
-    assert search_notes(ctx, "quokka").count == 0
+    report = ctx.deps.changes.undo()  # what /undo does
+    assert sorted(Path(p).name for p in report.restored) == ["Idea.md", "Log.md"]
+    assert not created.exists()
     assert read_note(ctx, "Log") == "line one"
+    assert search_notes(ctx, "quokka").count == 0
+    assert list_notes(ctx, tag="fresh").count == 0
