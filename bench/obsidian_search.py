@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -41,14 +42,21 @@ def first_word(query: str) -> str:
     return query.replace('"', "").split()[0]
 
 
-def rg_seconds(vault: Path, query: str, runs: int) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def rg_seconds(vault: Path, query: str, runs: int) -> tuple[float, float]:
+    """Median wall time and CPU time (user + system, all threads) of an rg scan."""
     cmd = ["rg", "-l", "-i", "-w", "-F", "-g", "*.md", first_word(query), str(vault)]
-    times = []
+    walls, cpus = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _children_cpu()
         subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_children_cpu() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,10 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         deps = load_app(tmp).make_deps(tmp)
         return RunContext(deps=deps, model=TestModel(), usage=RunUsage())
 
-    def timed(ctx: RunContext, query: str) -> tuple[float, int]:
-        start = time.perf_counter()
+    def timed(ctx: RunContext, query: str) -> tuple[float, int, float]:
+        """Wall time, hits, and CPU time of this thread (not the background build's)."""
+        start, cpu = time.perf_counter(), time.thread_time()
         result = search_notes(ctx, query)
-        return time.perf_counter() - start, result.count or 0
+        return time.perf_counter() - start, result.count or 0, time.thread_time() - cpu
 
     notes = sum(1 for _ in vault.rglob("*.md"))
     size = sum(p.stat().st_size for p in vault.rglob("*.md"))
@@ -95,17 +104,19 @@ def main(argv: list[str] | None = None) -> int:
     for query in QUERIES:
         shutil.rmtree(tmp / "cache")
         (tmp / "cache").mkdir()
-        rg = rg_seconds(vault, query, args.runs)
+        rg, rg_cpu = rg_seconds(vault, query, args.runs)
         ctx = fresh_ctx()
         started = time.perf_counter()
-        first, hits = timed(ctx, query)
+        first, hits, first_cpu = timed(ctx, query)
         builder = ctx.deps.resource("obsidian_index").index()._builder
         if builder is not None:  # large vault: the index builds in the background
             builder.join()
         ready = time.perf_counter() - started
-        warm = statistics.median(timed(ctx, query)[0] for _ in range(args.runs))
+        warms = [timed(ctx, query) for _ in range(args.runs)]
+        warm = statistics.median(w[0] for w in warms)
+        warm_cpu = statistics.median(w[2] for w in warms)
         ctx.deps.close()
-        rows.append((query, hits, rg, first, warm, ready))
+        rows.append((query, hits, rg, first, warm, ready, rg_cpu, first_cpu, warm_cpu))
 
     # edits: 10 notes get a new line; the next search (after the recheck interval, as when
     # the model searches again a few seconds later) notices and reindexes them
@@ -122,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
                 with open(p, "a", encoding="utf-8") as handle:
                     handle.write(f"\nnewly added {word} line\n")
             afters.append(timed(ctx, word))
-        after, after_hits = sorted(afters)[1]
+        after, after_hits, after_cpu = sorted(afters)[1]
     finally:
         for p, data in originals.items():
             p.write_bytes(data)
@@ -133,10 +144,17 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{'query':28} {'hits':>5} {'rg ms':>8} {'first ms':>9} {'x rg':>6}"
         f" {'index s':>8} {'warm ms':>8} {'rg/warm':>8}"
     )
-    for query, hits, rg, first, warm, ready in rows:
+    for query, hits, rg, first, warm, ready, *_ in rows:
         print(
             f"{query:28} {hits:>5} {rg * 1000:8.1f} {first * 1000:9.0f} {first / rg:6.1f}"
             f" {ready:8.1f} {warm * 1000:8.2f} {rg / warm:8.0f}"
+        )
+    print("\nCPU time (user + system; the machine may be shared, CPU time is steadier):")
+    print(f"{'query':28} {'rg ms':>8} {'first ms':>9} {'x rg':>6} {'warm ms':>8} {'rg/warm':>8}")
+    for query, _h, _rg, _f, _w, _r, rg_cpu, first_cpu, warm_cpu in rows:
+        print(
+            f"{query:28} {rg_cpu * 1000:8.1f} {first_cpu * 1000:9.0f} {first_cpu / rg_cpu:6.1f}"
+            f" {warm_cpu * 1000:8.2f} {rg_cpu / max(warm_cpu, 1e-6):8.0f}"
         )
     rg_med = statistics.median(r[2] for r in rows)
     ready_med = statistics.median(r[5] for r in rows)
@@ -145,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     worst_ratio = min(r[2] / r[4] for r in rows)
     print(
         f"\nafter touching 10 notes: next search {after * 1000:.0f} ms ({after_hits} hits;"
-        f" median of {', '.join(f'{a * 1000:.0f}' for a, _ in afters)} ms)"
+        f" median of {', '.join(f'{a[0] * 1000:.0f}' for a in afters)} ms; CPU {after_cpu * 1000:.0f} ms)"
     )
     print(
         "first ms: the first search of an unindexed vault (answered by reading the notes);"
