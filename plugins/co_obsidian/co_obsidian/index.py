@@ -29,7 +29,7 @@ from pathlib import Path
 from co_obsidian import text as T
 from co_obsidian.parse import parse_note
 from co_obsidian.progress import BuildProgress
-from co_obsidian.vault import FileStat, VaultError, read_text, walk
+from co_obsidian.vault import FileStat, VaultError, read_bytes, read_text, walk
 
 SCHEMA = "4"
 MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
@@ -394,13 +394,16 @@ class VaultIndex:
         prefilter = T.Prefilter(query)
         scored: list[tuple[float, str]] = []
         average = max(1.0, sum(f.size for f in files) / max(1, len(files)))
+        root = f"{self.root}{os.sep}"
         for f in files:
-            text = read_text(self.root / f.rel, MAX_INDEX_CHARS * 4)
-            if text is None:
+            data = read_bytes(root + f.rel, f.size, MAX_INDEX_CHARS * 4)
+            if data is None:
                 continue
-            text = text[:MAX_INDEX_CHARS]
-            keyed = f.rel[:-3] + "\n" + text
-            if not prefilter.may_match(keyed) or not T.matches_all(keyed, patterns):
+            key = f.rel[:-3]
+            if not prefilter.may_match(key.encode() + b"\n" + data):
+                continue
+            text = data.decode("utf-8", "replace")[:MAX_INDEX_CHARS]
+            if not T.matches_all(key + "\n" + text, patterns):
                 continue
             stem = f.rel[:-3].rpartition("/")[2]
             length = 0.5 + 0.5 * len(text) / average
