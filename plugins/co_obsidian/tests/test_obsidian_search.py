@@ -256,3 +256,65 @@ def test_closing_during_the_background_build_leaves_a_usable_index(
         second_index._builder.join(timeout=120)
     assert second_index.count() == 3000
     assert search_notes(second, "note 2999").data["paths"] == ["n2999.md"]
+
+
+CONSISTENCY_NOTES = {
+    "fr/Café.md": "Un CAFÉ noir à Paris — très bon",
+    "fr/nfd.md": "le cafe\u0301 du coin, déjà vu",
+    "pl.md": "Łódź i Kraków: żółw",
+    "de.md": "Die Straße ist grün. GRÜN!",
+    "ru.md": "Привет, МИР! проект",
+    "ja.md": "明日は東京タワーに行きます。🍕",
+    "ko.md": "서울에서 만나요",
+    "mixed.md": "—project— and東京project and c++ code",
+    "emoji.md": "launch🚀now ☕",
+    "plain.md": "weekly review of the project budget",
+    "path only/Zanzibar trip.md": "nothing inside",
+}
+CONSISTENCY_QUERIES = [
+    "cafe",
+    "café",
+    "CAFÉ noir",
+    "deja",
+    "krakow",
+    "lodz",
+    "żółw",
+    "zolw",
+    "strasse",
+    "grün",
+    "grun",
+    "мир",
+    "ПРОЕКТ",
+    "東京",
+    "タワー",
+    "🍕",
+    "서울",
+    "project",
+    "c++",
+    "🚀",
+    "☕",
+    '"weekly review"',
+    "zanzibar",
+    "trip",
+    "paris très",
+]
+
+
+def test_search_without_index_agrees_with_the_index(vault: Path, ctx) -> None:
+    from co_obsidian.text import parse_query
+    from co_obsidian.vault import walk
+
+    for rel, text in CONSISTENCY_NOTES.items():
+        write(vault, rel, text)
+    vault_index = ctx.deps.resource("obsidian_index").index()
+    for query in CONSISTENCY_QUERIES:
+        parsed = parse_query(query)
+        scanned, _ = vault_index._scan_search(list(walk(vault_index.root)), parsed, 0, 50)
+        indexed, _ = vault_index.search(parsed, 0, 50)
+        assert sorted(h.path for h in scanned) == sorted(h.path for h in indexed), query
+    # and the rules themselves, on a few of them
+    assert sorted(paths(search_notes(ctx, "cafe"))) == ["fr/Café.md", "fr/nfd.md"]
+    assert sorted(paths(search_notes(ctx, "project"))) == ["mixed.md", "plain.md"]
+    assert paths(search_notes(ctx, "ПРОЕКТ")) == ["ru.md"]
+    assert paths(search_notes(ctx, "zanzibar")) == ["path only/Zanzibar trip.md"]
+    assert sorted(paths(search_notes(ctx, "krakow"))) == ["pl.md"]
