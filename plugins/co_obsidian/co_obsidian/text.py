@@ -257,7 +257,10 @@ class Prefilter:
         if not all(needle in data for needle in self.exact):
             return False
         if self.cased:
-            text = unicodedata.normalize("NFC", data.decode("utf-8", "replace")).lower()
+            text = data.decode("utf-8", "replace")
+            if b"\xcc" in data or b"\xcd" in data:  # combining accents: compose first
+                text = unicodedata.normalize("NFC", text)
+            text = text.lower()
             return all(needle in text for needle in self.cased)
         return True
 
