@@ -29,7 +29,8 @@ from pathlib import Path
 from co_obsidian import text as T
 from co_obsidian.parse import parse_note
 from co_obsidian.progress import BuildProgress
-from co_obsidian.vault import FileStat, VaultError, read_bytes, read_text, walk
+from co_obsidian.vault import FileStat, VaultError, read_bytes, read_text, stat_note, walk
+from co_obsidian.watch import Watcher
 
 SCHEMA = "4"
 MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
@@ -115,6 +116,7 @@ class VaultIndex:
         self._builder: threading.Thread | None = None
         self._in_builder = False  # set while the background thread builds (no progress bar)
         self._stopping = False
+        self._watcher = Watcher(str(root))
         self.last_refresh: dict[str, int] = {}
 
     # -- database lifecycle -------------------------------------------------------------
@@ -186,6 +188,7 @@ class VaultIndex:
         if builder is not None:
             builder.join(timeout=30)
         with self._lock:
+            self._watcher.close()
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
@@ -239,7 +242,18 @@ class VaultIndex:
         dirs: dict[str, int] = {}
         found = {f.rel: f for f in walk(self.root, dirs)}
         self._dirs = dirs
+        self._watcher.start(sorted(dirs))
+        if self._watcher.active and self._dirs_changed():
+            self._watcher.close()  # changed while we looked: poll until the next full scan
         return found
+
+    def _full_check_due(self, now: float) -> bool:
+        """Stat every note now? With change notifications, only as a safety net (every
+        minute, or always when ``recheck_seconds`` is 0); without, every recheck_seconds."""
+        interval = self.recheck_seconds
+        if self._watcher.active and interval > 0:
+            interval = max(interval, 60.0)
+        return now - self._checked_at >= interval
 
     def refresh(self, force: bool = False) -> dict[str, int]:
         """Bring the index up to date now; returns counts of added/changed/removed notes."""
@@ -249,10 +263,16 @@ class VaultIndex:
             return self._guarded(lambda conn: self.last_refresh)
 
     def _refresh(self, conn: sqlite3.Connection, later: bool = False) -> None:
-        now = time.monotonic()
-        if now - self._checked_at < self.recheck_seconds and not self._dirs_changed():
-            self.last_refresh = {"added": 0, "changed": 0, "removed": 0}
-            return
+        self.last_refresh = {"added": 0, "changed": 0, "removed": 0}
+        if not self._full_check_due(time.monotonic()):
+            if self._watcher.active:
+                paths, rescan = self._watcher.changes()
+                if not rescan:
+                    if paths:
+                        self._refresh_paths(conn, paths)
+                    return
+            elif not self._dirs_changed():
+                return
         on_disk = self._scan()
         if self._known is None:
             self._known = {
@@ -287,6 +307,47 @@ class VaultIndex:
             else:
                 self._apply(conn, stale, changed, dead + len(stale))
         self._checked_at = time.monotonic()
+
+    def _refresh_paths(self, conn: sqlite3.Connection, paths: set[str]) -> None:
+        """Look again at these notes only (the watcher named them)."""
+        if self._known is None:
+            self._known = {
+                path: (note_id, mtime, size)
+                for note_id, path, mtime, size in conn.execute(
+                    "SELECT id, path, mtime_ns, size FROM notes"
+                )
+            }
+        known = self._known
+        stale: list[int] = []
+        changed: list[FileStat] = []
+        for rel in paths:
+            now, before = stat_note(self.root, rel), known.get(rel)
+            if now is None:
+                if before is not None:
+                    stale.append(before[0])
+            elif before is None:
+                changed.append(now)
+            elif before[1:] != (now.mtime_ns, now.size):
+                stale.append(before[0])
+                changed.append(now)
+        if stale or changed:
+            self._known = None  # until the change is in
+            dead = int(conn.execute("SELECT value FROM meta WHERE key='dead'").fetchone()[0])
+            self._apply(conn, stale, changed, dead + len(stale))
+            for rel in paths:
+                known.pop(rel, None)
+            marks = ",".join("?" * len(changed))
+            for note_id, path, mtime, size in conn.execute(
+                f"SELECT id, path, mtime_ns, size FROM notes WHERE path IN ({marks})",
+                [f.rel for f in changed],
+            ):
+                known[path] = (note_id, mtime, size)
+            self._known = known
+            self.last_refresh = {
+                "added": sum(1 for f in changed if f.rel not in known),
+                "changed": sum(1 for f in changed if f.rel in known),
+                "removed": len(stale) - sum(1 for f in changed if f.rel in known),
+            }
 
     def _rebuild(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
         conn.execute("BEGIN IMMEDIATE")

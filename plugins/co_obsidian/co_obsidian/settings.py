@@ -13,6 +13,6 @@ class ObsidianSettings(SectionModel):
         2.0,
         env="OBSIDIAN_RECHECK_SECONDS",
         ge=0,
-        help="how often searches stat every note for edits (creates, renames and deletes "
-        "are noticed at once)",
+        help="how often searches stat every note for edits where inotify is unavailable "
+        "(creates, renames and deletes are noticed at once; 0: before every search)",
     )

@@ -9,6 +9,7 @@ vault; symlinked notes are indexed only when they point inside the vault.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -87,6 +88,25 @@ def walk(root: Path, dirs: dict[str, int] | None = None) -> Iterator[FileStat]:
                 except OSError:
                     continue
                 yield FileStat(rel, st.st_mtime_ns, st.st_size)
+
+
+def stat_note(root: Path, rel: str) -> FileStat | None:
+    """One note's FileStat by the same rules as :func:`walk`, or None if it is not a note
+    (gone, hidden, not markdown, a folder, or a symlink leading out of the vault)."""
+    if is_ignored(rel):
+        return None
+    path = os.path.join(root, rel)
+    try:
+        if os.path.islink(path):
+            target = os.path.realpath(path)
+            if not (target + os.sep).startswith(str(root) + os.sep):
+                return None
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return FileStat(rel, st.st_mtime_ns, st.st_size)
 
 
 def resolve_inside(root: Path, name: str) -> Path:

@@ -318,3 +318,42 @@ def test_search_without_index_agrees_with_the_index(vault: Path, ctx) -> None:
     assert paths(search_notes(ctx, "ПРОЕКТ")) == ["ru.md"]
     assert paths(search_notes(ctx, "zanzibar")) == ["path only/Zanzibar trip.md"]
     assert sorted(paths(search_notes(ctx, "krakow"))) == ["pl.md"]
+
+
+def _notifications() -> bool:
+    from co_obsidian.watch import Watcher
+
+    watcher = Watcher(".")
+    try:
+        return watcher.start([""])
+    finally:
+        watcher.close()
+
+
+@pytest.mark.skipif(not _notifications(), reason="no inotify here: edits are found by polling")
+def test_edits_are_noticed_at_once_through_notifications(vault: Path, ctx) -> None:
+    # default settings: no full check for a while, yet every kind of change is seen
+    note = write(vault, "a.md", "first draft")
+    write(vault, "sub/b.md", "other")
+    assert search_notes(ctx, "pelican").count == 0
+    note.write_text("first draft with a pelican", encoding="utf-8")  # in place
+    assert paths(search_notes(ctx, "pelican")) == ["a.md"]
+    (vault / "sub" / "b.md").write_text("a pelican too", encoding="utf-8")
+    (vault / "sub" / "b.md").rename(vault / "sub" / "c.md")
+    write(vault, "new/deeper/d.md", "pelican in a new folder")
+    assert sorted(paths(search_notes(ctx, "pelican"))) == ["a.md", "new/deeper/d.md", "sub/c.md"]
+    write(vault, "new/deeper/e.md", "pelican again")  # in the folder found by the rescan
+    (vault / "a.md").unlink()
+    assert sorted(paths(search_notes(ctx, "pelican"))) == [
+        "new/deeper/d.md",
+        "new/deeper/e.md",
+        "sub/c.md",
+    ]
+    write(vault, "tagged.md", "#bird")
+    assert list_tags_count(ctx, "bird") == 1
+
+
+def list_tags_count(ctx, tag: str) -> int:
+    from co_obsidian.tools import list_notes
+
+    return list_notes(ctx, tag=tag).count or 0
