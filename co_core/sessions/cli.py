@@ -68,21 +68,12 @@ def register(app: typer.Typer) -> None:
         if not found:
             typer.echo("no saved sessions yet (start one with `co chat`)")
             return
-        from rich.console import Console
-        from rich.markup import escape
-        from rich.table import Table
-
-        table = Table("id", "updated", "turns", "model", "title", "directory")
+        typer.echo(f"{'id':<12}  {'updated':<16}  {'turns':>5}  {'model':<20}  title")
         for s in found:
-            table.add_row(
-                s.id,
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated)),
-                str(s.turns),
-                escape(safe(s.model)),
-                escape(safe(s.title)),
-                escape(safe(s.cwd)),
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated))
+            typer.echo(
+                f"{s.id:<12}  {when:<16}  {s.turns:>5}  {safe(s.model):<20}  {safe(s.title)}"
             )
-        Console(highlight=False).print(table)
 
     @sessions_app.command("show")
     def show(
