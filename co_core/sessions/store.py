@@ -161,7 +161,9 @@ class SessionStore:
         paths.ensure(self.path.parent)
         fresh = not self.path.exists()
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+            self.db = sqlite3.connect(
+                self.path, isolation_level=None, timeout=10, check_same_thread=False
+            )
             if fresh:
                 os.chmod(self.path, 0o600)
             self.db.execute("PRAGMA journal_mode=WAL")
