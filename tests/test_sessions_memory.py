@@ -217,3 +217,24 @@ def test_context_window_comes_from_settings_then_profile_then_default() -> None:
     assert context_window(None, SessionSettings(default_context_window=2048)) == 2048
     model = TestModel(profile={"context_window": 32_000})
     assert context_window(model, SessionSettings()) == 32_000
+
+
+def test_summariser_request_fits_the_window_even_when_old_turns_are_huge(notes: Path) -> None:
+    script = Script()
+    history = chat(make_agent(script), notes, ["read big.txt", "read big.txt", "a", "b"])
+    summariser = Summariser()
+    memory = Memory(SessionSettings(context_window=1024, reserve_output=100))
+    result = asyncio.run(memory.compact(history, FunctionModel(summariser)))
+    assert len(summariser.transcripts[0]) <= 1024 * 4
+    assert "of the middle left out" in summariser.transcripts[0]
+    assert not pairing_problems(result.messages)
+
+
+def test_thresholds_in_the_wrong_order_are_a_settings_error(co_dirs: Path) -> None:
+    from co_core.testing import run_co, write_settings
+
+    write_settings({"sessions": {"suggest_compact_at": 0.95, "auto_compact_at": 0.9}}, co_dirs)
+    result = run_co("config", "show")
+    assert result.returncode != 0
+    assert "suggest_compact_at must not be above auto_compact_at" in result.stderr
+    assert "Traceback" not in result.stderr

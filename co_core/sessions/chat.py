@@ -101,7 +101,9 @@ class Memory:
     ) -> Compaction:
         """``/compact``: summarise older turns; the recorder notes it in the store."""
         keep = int(getattr(self.section, "keep_recent_turns", 2))
-        result = await compact(history, model, keep_turns=keep)
+        window = context_window(model, self.section)
+        room = window - int(getattr(self.section, "reserve_output", 1024)) - 300
+        result = await compact(history, model, keep_turns=keep, max_tokens=max(room, 200))
         if recorder is not None:
             recorder.compacted(result)
         return result

@@ -89,9 +89,22 @@ def summary_messages(text: str) -> list[Any]:
     ]
 
 
-async def compact(messages: Sequence[Any], model: Any, *, keep_turns: int = 2) -> Compaction:
+def fit_transcript(text: str, max_tokens: int | None) -> str:
+    """The transcript cut in the middle when it would not fit the summariser's window."""
+    if max_tokens is None or len(text) <= max_tokens * CHARS_PER_TOKEN:
+        return text
+    limit = max(max_tokens * CHARS_PER_TOKEN, 400)
+    head, tail = limit // 3, limit - limit // 3
+    note = f"[… {len(text) - head - tail} characters of the middle left out …]"
+    return f"{text[:head]}\n{note}\n{text[-tail:]}"
+
+
+async def compact(
+    messages: Sequence[Any], model: Any, *, keep_turns: int = 2, max_tokens: int | None = None
+) -> Compaction:
     """Summarise all but the last ``keep_turns`` turns with ``model``; raise
-    ``NothingToCompact`` when there is nothing older than that."""
+    ``NothingToCompact`` when there is nothing older than that. ``max_tokens`` bounds the
+    transcript sent to the summariser (it must fit the model's window itself)."""
     from pydantic_ai import Agent
 
     cut = split_point(messages, keep_turns)
@@ -101,7 +114,8 @@ async def compact(messages: Sequence[Any], model: Any, *, keep_turns: int = 2) -
         )
     old = list(messages[:cut])
     summariser: Agent[None, str] = Agent(model, instructions=SUMMARY_INSTRUCTIONS)
-    result = await summariser.run(f"Transcript to summarise:\n\n{transcript(old)}")
+    shown = fit_transcript(transcript(old), max_tokens)
+    result = await summariser.run(f"Transcript to summarise:\n\n{shown}")
     text = str(result.output).strip() or "(the earlier conversation had nothing to keep)"
     summary = summary_messages(text)
     return Compaction([*summary, *messages[cut:]], summary, cut, text)

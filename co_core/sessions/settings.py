@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import model_validator
+
 from co_core.settings import SectionModel, setting
 
 
@@ -35,3 +37,9 @@ class SessionSettings(SectionModel):
         ge=100,
         help="tool outputs in older turns longer than this many tokens are cut to head and tail",
     )
+
+    @model_validator(mode="after")
+    def _thresholds(self) -> SessionSettings:
+        if self.suggest_compact_at > self.auto_compact_at:
+            raise ValueError("suggest_compact_at must not be above auto_compact_at")
+        return self
