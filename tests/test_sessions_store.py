@@ -130,10 +130,17 @@ def test_dangling_tool_calls_are_answered_on_resume(co_dirs: Path, notes: Path) 
         assert not pairing_problems(store.load(recorder.info.id, patch=False))
 
 
-def test_delete_removes_everything(co_dirs: Path) -> None:
+def test_delete_removes_everything_even_from_the_file_bytes(co_dirs: Path) -> None:
     with SessionStore() as store:
+        keep = Recorder.start(store)
+        keep.save(turn("harmless", "ok"))
         recorder = Recorder.start(store)
-        recorder.save(turn("secret plan", "ok"))
+        recorder.save(turn("the vault code is 4711-SECRET " + "padding " * 3000, "noted"))
+        wal = Path(f"{store.path}-wal")
+        assert stat.S_IMODE(wal.stat().st_mode) == 0o600
         store.delete(recorder.info.id)
-        assert store.list() == []
+        assert [s.id for s in store.list()] == [keep.info.id]
         assert store.raw_messages(recorder.info.id) == []
+        for path in (store.path, wal):
+            if path.exists():
+                assert b"4711-SECRET" not in path.read_bytes(), path

@@ -168,6 +168,7 @@ class SessionStore:
                 os.chmod(self.path, 0o600)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA secure_delete=ON")  # deleted sessions are overwritten
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise CoError(f"session store {self.path}: {exc}") from exc
@@ -285,6 +286,7 @@ class SessionStore:
             for table, key in (("messages", "session_id"), ("compactions", "session_id")):
                 db.execute(f"DELETE FROM {table} WHERE {key} = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # and gone from the WAL too
 
     # -- reading ------------------------------------------------------------------------
 
