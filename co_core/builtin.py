@@ -11,9 +11,11 @@ from co_core.hookspecs import hookimpl
 def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
     from co_core.policy.settings import PolicySettings
+    from co_core.sessions.settings import SessionSettings
 
     register("local", LocalSettings)
     register("policy", PolicySettings)
+    register("sessions", SessionSettings)
 
 
 @hookimpl
@@ -30,9 +32,11 @@ def register_status_checks(register: Any) -> None:
 def register_commands(app: Any) -> None:
     from co_core import undo_commands
     from co_core.policy import cli as policy_cli
+    from co_core.sessions import cli as sessions_cli
 
     policy_cli.register(app)
     undo_commands.register_cli(app)
+    sessions_cli.register(app)
 
 
 @hookimpl
