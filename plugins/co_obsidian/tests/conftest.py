@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,9 +9,6 @@ from typing import Any
 import pytest
 
 from co_core.testing import make_deps
-
-# pytest runs with --import-mode=importlib: make the helper module importable
-sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture
