@@ -29,5 +29,7 @@ def register_status_checks(register: Any) -> None:
 @hookimpl
 def register_commands(app: Any) -> None:
     from co_core.policy.cli import register
+    from co_core.scaffold_cli import register as register_scaffold
 
     register(app)
+    register_scaffold(app)

@@ -8,6 +8,7 @@ everything else keeps working. Hooks are therefore called one implementation at 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -48,8 +49,44 @@ class PluginInfo:
         }
 
 
+class Incompatible(Exception):
+    """A plugin written for a newer Co than this one: named and skipped, never a crash."""
+
+
+UPGRADE = "upgrade co-core (pip install -U co-core)"
+
+
+def check_version(module: object) -> None:
+    """Honour a plugin's ``CO_HOOKSPEC_VERSION = N``: it needs hookspecs of version N or later."""
+    wanted = getattr(module, "CO_HOOKSPEC_VERSION", None)
+    if wanted is None:
+        return
+    if not isinstance(wanted, int) or isinstance(wanted, bool) or wanted < 1:
+        raise Incompatible(f"CO_HOOKSPEC_VERSION must be a whole number >= 1, not {wanted!r}")
+    if wanted > hookspecs.HOOKSPEC_VERSION:
+        raise Incompatible(
+            f"it needs Co hookspec version {wanted}, this co-core has version "
+            f"{hookspecs.HOOKSPEC_VERSION}: {UPGRADE}"
+        )
+
+
+def _newer_hook(exc: pluggy.PluginValidationError) -> str:
+    """pluggy's multi-line complaint as one line a plugin's user can act on."""
+    text = str(exc)
+    hook = re.search(r"hook '(\w+)'", text)
+    args = re.search(r"Argument\(s\) \{(.*?)\}", text)
+    if hook and args:
+        names = ", ".join(sorted(a.strip(" '\"") for a in args.group(1).split(",")))
+        problem = f"its {hook.group(1)} hook takes {names}, which this co-core does not offer"
+    else:
+        problem = text.strip().splitlines()[-1] if text.strip() else "invalid hook"
+    return f"{problem} (hookspec version {hookspecs.HOOKSPEC_VERSION}): {UPGRADE}"
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, Incompatible):
+        return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -95,7 +132,14 @@ class PluginHost:
                 continue
             try:
                 module = ep.load()
+                check_version(module)
                 self.pm.register(module, name=ep.name)
+            except Incompatible as exc:
+                self.fail(ep.name, exc, "is incompatible")
+                continue
+            except pluggy.PluginValidationError as exc:
+                self.fail(ep.name, Incompatible(_newer_hook(exc)), "is incompatible")
+                continue
             except Exception as exc:  # a broken plugin is reported, never fatal
                 self.fail(ep.name, exc, "failed to load")
                 continue
