@@ -10,7 +10,9 @@ Public API for plugin authors (docs/plugins.md, "Testing your plugin"):
   model (pydantic-ai ``FunctionModel``) while your real tools run;
 - ``Approvals``: answers approval requests in ``run_turn`` and records what was asked;
 - ``audit_entries``: the audit lines (JSONL, redacted) a session wrote;
-- ``run_co`` / ``install_fake_plugin``: run ``co`` in a subprocess as a user would;
+- ``status_rows`` / ``run_slash``: your status checks and slash commands as Co runs them;
+- ``run_co`` / ``install_fake_plugin`` / ``install_package``: run ``co`` in a subprocess as
+  a user would, with a plugin made discoverable through real entry points;
 - ``private_imports``: lines of your package importing co_core modules that are not public.
 """
 
@@ -106,6 +108,22 @@ def install_fake_plugin(
     return site
 
 
+def install_package(site: Path, name: str, module: str, *, version: str = "0.1.0") -> Path:
+    """Make ``site`` declare plugin ``name`` whose hook module ``module`` is already importable.
+
+    Put ``site`` and the folder holding your package on PYTHONPATH and ``co`` finds the
+    plugin through its entry point, like a ``pip install -e``-ed one.
+    """
+    site.mkdir(parents=True, exist_ok=True)
+    dist = site / f"co_{name.replace('-', '_')}-{version}.dist-info"
+    dist.mkdir(exist_ok=True)
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: co-{name}\nVersion: {version}\n", encoding="utf-8"
+    )
+    (dist / "entry_points.txt").write_text(f"[co]\n{name} = {module}\n", encoding="utf-8")
+    return site
+
+
 # -- registering a plugin for one test ----------------------------------------------------
 
 
@@ -138,6 +156,22 @@ def use_plugin(
         yield app
     finally:
         app.host.unregister(name)
+
+
+def status_rows(app: App) -> dict[str, Any]:
+    """``co status`` as data: check name -> row (``.state``, ``.detail``, ``.plugin``)."""
+    from co_core.status_report import collect_status
+
+    return {row.name: row for row in collect_status(app)}
+
+
+def run_slash(app: App, line: str, deps: CoDeps | None = None) -> str | None:
+    """Run a REPL slash command line (``"/todos"``, ``"/undo 2"``) as ``co chat`` would."""
+    name, _, arg = line.strip().removeprefix("/").partition(" ")
+    commands = app.host.named("register_slash_commands", "slash command")
+    if name not in commands:
+        raise KeyError(f"no slash command /{name} (have: {', '.join(sorted(commands))})")
+    return commands[name].value(arg.strip(), deps if deps is not None else app.make_deps())
 
 
 def private_imports(root: Path) -> list[str]:
