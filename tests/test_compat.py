@@ -24,13 +24,15 @@ CO_HOOKSPEC_VERSION = 1
 def register_tools(register):
     register("os.path:basename", risk="read", name="base")
 
+# docs: fewer_args
 @hookimpl
-def approval_policy(call):          # the spec also offers settings; old plugins may skip it
+def approval_policy(call):          # the spec also offers settings: taking fewer is fine
     return "deny" if call.tool == "base" else None
 
 @hookimpl
 def system_instructions():          # takes nothing at all
     return "old but fine"
+# /docs
 """
 
 FUTURE = """
@@ -105,6 +107,8 @@ def test_plugin_needing_a_newer_co_is_named_and_skipped(co_dirs: Path, site: Pat
         f"version 99, this co-core has version {SPEC_VERSION}: upgrade co-core "
         "(pip install -U co-core)\n"
     )
+    guide = (Path(__file__).parents[1] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    assert result.stderr in guide  # the guide shows the message exactly as Co prints it
     plugins = {p["name"]: p for p in json.loads(result.stdout)}
     assert plugins["future"]["status"] == "failed"
     assert plugins["future"]["error"].startswith("it needs Co hookspec version 99")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+# docs: header
 from co_core import hookimpl
 
-CO_HOOKSPEC_VERSION = 1
+CO_HOOKSPEC_VERSION = 1  # the hookspec version this plugin was written against
+# /docs
 
 
 # docs: register_settings
