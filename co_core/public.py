@@ -20,6 +20,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "co_core.paths",
     "co_core.results",
     "co_core.settings",
+    "co_core.snapshots",
     "co_core.status",
     "co_core.testing",
     "co_core.tools",
