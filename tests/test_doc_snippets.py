@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from doc_snippets import ROOT, snippets, unmarked_code  # noqa: E402
+from doc_snippets import ROOT, snippets, unmarked_code
 
 GUIDE = ROOT / "docs" / "plugins.md"
 
