@@ -26,11 +26,12 @@ def register_tools(register):
 
 # docs: fewer_args
 @hookimpl
-def approval_policy(call):          # the spec also offers settings: taking fewer is fine
+def approval_policy(call):  # the spec also offers settings: taking fewer is fine
     return "deny" if call.tool == "base" else None
 
+
 @hookimpl
-def system_instructions():          # takes nothing at all
+def system_instructions():  # takes nothing at all
     return "old but fine"
 # /docs
 """
