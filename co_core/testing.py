@@ -303,7 +303,47 @@ def run_turn(
     model. Your real tools run; calls needing approval go to ``approvals`` (default: deny,
     like ``co ask`` with no terminal). Resources are closed when the turn ends.
     """
-    from co_core import agent_testing
+    import asyncio
+
+    try:
+        from co_core.models import ResolvedModel
+        from co_core.session import Session
+    except ImportError as exc:  # a co-core without the agent
+        raise RuntimeError(f"run_turn needs Co's agent, missing here: {exc}") from exc
 
     desk = approvals if isinstance(approvals, Approvals) else Approvals(approvals or False)
-    return agent_testing.run_turn(app, prompt, script, desk, list(history))
+    session = Session(app)
+    session._model = ResolvedModel(_as_model(script), "scripted")
+    session.history = list(history)
+    session.prepare()
+    co = session.ready()
+
+    async def approver(call: Any, decision: Any) -> tuple[bool, str]:
+        return desk.decide(call), desk.reason
+
+    co.runtime.approver = approver
+    try:
+        result = asyncio.run(session.run_turn(prompt))
+        session_id = session.deps.session_id
+    finally:
+        problems = session.close()
+    if problems:
+        raise AssertionError(f"resources failed to close: {problems}")
+    return Turn(
+        result.output,
+        [record.as_dict() for record in result.calls],
+        session_id,
+        desk,
+        list(session.history),
+    )
+
+
+def _as_model(script: Any) -> Any:
+    """A pydantic-ai model from a script function (streaming too), or the model itself."""
+    from pydantic_ai.models import Model
+
+    if isinstance(script, Model):
+        return script
+    from co_core.scripted import scripted_model
+
+    return scripted_model(script)
