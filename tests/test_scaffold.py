@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -35,15 +36,38 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.slow
-def test_new_plugin_installs_passes_its_tests_and_is_listed(tmp_path: Path) -> None:
+@dataclass
+class Installed:
+    root: Path  # the temporary folder everything lives in
+    package: Path  # the generated co-weather
+    venv: Path
+    made: subprocess.CompletedProcess[str]
+
+    def co(self, *args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+        return run(self.venv / "bin" / "co", *args, env=clean_env(self.root), **kw)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """``co plugin new weather``, then ``uv pip install -e`` it and this co-core into a fresh venv."""
     uv = shutil.which("uv")
     if uv is None:
         pytest.skip("uv is not installed (pip install uv)")
-    made = run_co("plugin", "new", "weather", cwd=tmp_path)
+    root = tmp_path_factory.mktemp("author")
+    made = run_co("plugin", "new", "weather", cwd=root)
     assert made.returncode == 0, made.stderr
-    package = tmp_path / "co-weather"
-    assert f"Created {package.name}" in made.stdout
+    venv = root / "venv"
+    run(uv, "venv", "--quiet", "--python", "3.11", venv)
+    package = root / "co-weather"
+    python = venv / "bin" / "python"
+    run(uv, "pip", "install", "--quiet", "--python", python, "-e", ROOT, "-e", f"{package}[test]")
+    return Installed(root, package, venv, made)
+
+
+@pytest.mark.slow
+def test_new_plugin_is_a_complete_package(installed: Installed) -> None:
+    package = installed.package
+    assert f"Created {package.name}" in installed.made.stdout
     assert sorted(p.relative_to(package).as_posix() for p in package.rglob("*") if p.is_file()) == [
         "README.md",
         "co_weather/__init__.py",
@@ -55,16 +79,13 @@ def test_new_plugin_installs_passes_its_tests_and_is_listed(tmp_path: Path) -> N
         "tests/test_weather.py",
     ]
 
-    venv = tmp_path / "venv"
-    run(uv, "venv", "--quiet", "--python", "3.11", venv)
-    python = venv / "bin" / "python"
-    run(uv, "pip", "install", "--quiet", "--python", python, "-e", ROOT, "-e", f"{package}[test]")
-    env = clean_env(tmp_path)
 
+@pytest.mark.slow
+def test_its_own_tests_pass_out_of_the_box(installed: Installed) -> None:
     tests = subprocess.run(
-        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=package,
-        env=env,
+        [installed.venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=installed.package,
+        env=clean_env(installed.root),
         capture_output=True,
         text=True,
         timeout=600,
@@ -72,7 +93,10 @@ def test_new_plugin_installs_passes_its_tests_and_is_listed(tmp_path: Path) -> N
     assert tests.returncode == 0, tests.stdout + tests.stderr
     assert " passed" in tests.stdout and "failed" not in tests.stdout
 
-    listed = json.loads(run(venv / "bin" / "co", "plugins", "--json", env=env).stdout)
+
+@pytest.mark.slow
+def test_co_lists_it_and_knows_its_settings(installed: Installed) -> None:
+    listed = json.loads(installed.co("plugins", "--json").stdout)
     weather = [p for p in listed if p["name"] == "weather"]
     assert weather == [
         {
@@ -86,8 +110,27 @@ def test_new_plugin_installs_passes_its_tests_and_is_listed(tmp_path: Path) -> N
             "tools": ["weather_search"],
         }
     ]
-    shown = run(venv / "bin" / "co", "config", "get", "weather.max_results", env=env)
-    assert shown.stdout.strip() == "10"
+    assert installed.co("config", "get", "weather.max_results").stdout.strip() == "10"
+
+
+@pytest.mark.slow
+def test_its_tool_works_in_co_ask(installed: Installed) -> None:
+    pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
+    (installed.root / "ask_script.py").write_text(
+        "from pydantic_ai.models.function import FunctionModel\n"
+        "from co_core.testing import script_calls\n"
+        "model = FunctionModel(script_calls(('weather_search', {'query': 'an'})))\n"
+    )
+    env = {**clean_env(installed.root), "PYTHONPATH": str(installed.root)}
+    result = subprocess.run(
+        [installed.venv / "bin" / "co", "ask", "--model", "function:ask_script:model", "bananas?"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "- banana\n"  # the default catalog: apple, banana, cherry
 
 
 def test_existing_folder_is_never_overwritten(tmp_path: Path) -> None:
