@@ -6,8 +6,8 @@ Public API for plugin authors (docs/plugins.md, "Testing your plugin"):
 - ``use_plugin(plugin)``: a context manager giving an ``App`` with your plugin registered
   for one test (installed plugins are left out unless you ask for them);
 - ``make_app`` / ``make_deps``: the App and the ``CoDeps`` a tool sees in a real run;
-- ``script_calls`` / ``run_turn``: run one turn through Co's real agent with a scripted
-  model (pydantic-ai ``FunctionModel``) while your real tools run;
+- ``script_calls`` / ``scripted_model`` / ``run_turn``: run one turn through Co's real
+  agent with a scripted model (pydantic-ai ``FunctionModel``) while your real tools run;
 - ``Approvals``: answers approval requests in ``run_turn`` and records what was asked;
 - ``audit_entries``: the audit lines (JSONL, redacted) a session wrote;
 - ``status_rows`` / ``run_slash``: your status checks and slash commands as Co runs them;
@@ -338,12 +338,35 @@ def run_turn(
     )
 
 
+def scripted_model(script: Callable[[list[Any], Any], Any], *, name: str = "scripted") -> Any:
+    """A pydantic-ai ``FunctionModel`` running ``script`` for plain and streamed requests.
+
+    ``co chat`` and ``co ask`` stream, so a model handed to them (``co ask --model
+    function:my_module:model``) must stream too: text comes as one chunk, tool calls whole.
+    """
+    import inspect
+
+    from pydantic_ai.messages import TextPart, ToolCallPart
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    async def respond(messages: list[Any], info: Any) -> Any:
+        result = script(messages, info)
+        return await result if inspect.isawaitable(result) else result
+
+    async def stream(messages: list[Any], info: Any) -> Any:
+        response = await respond(messages, info)
+        for index, part in enumerate(response.parts):
+            if isinstance(part, TextPart):
+                yield part.content
+            elif isinstance(part, ToolCallPart):
+                args = part.args if isinstance(part.args, str) else json.dumps(part.args or {})
+                yield {index: DeltaToolCall(part.tool_name, args, tool_call_id=part.tool_call_id)}
+
+    return FunctionModel(respond, stream_function=stream, model_name=name)
+
+
 def _as_model(script: Any) -> Any:
     """A pydantic-ai model from a script function (streaming too), or the model itself."""
     from pydantic_ai.models import Model
 
-    if isinstance(script, Model):
-        return script
-    from co_core.scripted import scripted_model
-
-    return scripted_model(script)
+    return script if isinstance(script, Model) else scripted_model(script)

@@ -117,9 +117,8 @@ def test_co_lists_it_and_knows_its_settings(installed: Installed) -> None:
 def test_its_tool_works_in_co_ask(installed: Installed) -> None:
     pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
     (installed.root / "ask_script.py").write_text(
-        "from pydantic_ai.models.function import FunctionModel\n"
-        "from co_core.testing import script_calls\n"
-        "model = FunctionModel(script_calls(('weather_search', {'query': 'an'})))\n"
+        "from co_core.testing import script_calls, scripted_model\n"
+        "model = scripted_model(script_calls(('weather_search', {'query': 'an'})))\n"
     )
     env = {**clean_env(installed.root), "PYTHONPATH": str(installed.root)}
     result = subprocess.run(
