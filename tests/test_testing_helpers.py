@@ -13,7 +13,7 @@ from pydantic_ai.models.function import FunctionModel
 from co_core import ToolCall, hookimpl
 from co_core.audit import AuditLog
 from co_core.deps import CoDeps
-from co_core.testing import Approvals, audit_entries, script_calls, use_plugin
+from co_core.testing import Approvals, audit_entries, run_turn, script_calls, use_plugin
 
 
 class Echo:
@@ -82,3 +82,36 @@ def test_audit_entries_are_per_session_and_redacted(co_dirs: Path) -> None:
     assert [e["tool"] for e in audit_entries("s1", event="execution")] == ["post"]
     assert audit_entries("s1", event="decision")[0]["arguments"]["token"] == "[REDACTED]"
     assert {e["session"] for e in audit_entries()} == {"s1", "s2"}
+
+
+WRITTEN: list[str] = []
+
+
+def scribble(ctx: RunContext[CoDeps], text: str) -> str:
+    """Write something down."""
+    WRITTEN.append(text)
+    return f"wrote {text}"
+
+
+class Scribe:
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(shout, risk="read")
+        register(scribble, risk="write", permission="scribe:write:{text}")
+
+
+def test_run_turn_answers_approvals_and_reports_calls(co_dirs: Path) -> None:
+    pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
+    WRITTEN.clear()
+    script = script_calls(("shout", {"text": "hi"}), ("scribble", {"text": "note"}))
+    with use_plugin(Scribe(), name="scribe") as app:
+        yes = run_turn(app, "go", script, approvals=Approvals(True))
+        no = run_turn(app, "go", script)  # default: deny, as in co ask without a terminal
+    assert yes.output == "HI\nwrote note"
+    assert yes.approvals.tools_asked == ["scribble"]  # the read ran without asking
+    assert yes.approvals.asked[0].permission_key == "scribe:write:note"
+    assert [c["status"] for c in yes.calls] == ["ok", "ok"]
+    assert WRITTEN == ["note"]  # the denied turn wrote nothing
+    assert no.output.startswith("HI\n") and "denied" in no.output
+    assert [c["status"] for c in no.calls] == ["ok", "denied"]
+    assert yes.session_id != no.session_id
