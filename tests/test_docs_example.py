@@ -17,6 +17,7 @@ from pydantic_ai.models.function import FunctionModel
 from co_core import CoError, ToolCall
 from co_core.deps import CoDeps
 from co_core.testing import (
+    Approvals,
     install_package,
     private_imports,
     run_co,
@@ -154,13 +155,16 @@ def test_a_turn_of_co_adds_a_todo(co_dirs: Path, tmp_path: Path) -> None:
     pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
     todo_file = tmp_path / "todo.json"
     settings = {"todo": {"file": str(todo_file)}}
+    script = script_calls(("add_todo", {"title": "call Ada"}))
     with use_plugin(plugin, name="todo", settings=settings) as app:
-        turn = run_turn(
-            app, "remind me to call Ada", script_calls(("add_todo", {"title": "call Ada"}))
+        turn = run_turn(app, "remind me to call Ada", script, approvals=Approvals(True))
+        refused = run_turn(
+            app, "remind me to call Bob", script_calls(("add_todo", {"title": "call Bob"}))
         )
     assert turn.output == "Added todo 1: call Ada"
-    assert turn.approvals.asked == []  # the plugin's opinion: adding needs no approval
-    assert json.loads(todo_file.read_text()) == ["call Ada"]
+    assert json.loads(todo_file.read_text()) == ["call Ada"]  # Bob's turn added nothing
+    assert [call["status"] for call in turn.calls + refused.calls] == ["ok", "denied"]
+    assert "denied" in refused.output  # the model was told
 
 
 # /docs
