@@ -7,6 +7,7 @@ everything else keeps working. Hooks are therefore called one implementation at 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -70,6 +71,54 @@ def check_version(module: object) -> None:
         )
 
 
+_REQUIREMENT = re.compile(r"^co[-_.]core\b\s*(?:\[[^\]]*\])?\s*\(?([^;)]*)", re.I)
+_CLAUSE = re.compile(r"^\s*(>=|==|~=|>)\s*v?(\d+(?:\.\d+)*)")
+
+
+def _release(text: str) -> tuple[int, ...]:
+    parts = re.match(r"\d+(?:\.\d+)*", text)
+    return tuple(int(p) for p in parts.group(0).split(".")) if parts else ()
+
+
+def _padded(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    width = max(len(a), len(b))
+    return a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+
+
+def check_requirement(dist: Any) -> None:
+    """A plugin whose metadata requires a newer co-core (``co-core>=99``) is skipped clearly.
+
+    pip refuses such installs, but editable installs, ``--no-deps`` and downgrades of
+    co-core get past it. Only lower bounds are checked: hooks only grow.
+    """
+    if dist is None:
+        return
+    for line in dist.requires or ():
+        found = _REQUIREMENT.match(line)
+        if not found or "extra ==" in line:
+            continue
+        for clause in found.group(1).split(","):
+            bound = _CLAUSE.match(clause)
+            if bound is None:
+                continue
+            have, need = _padded(_release(_core_version()), _release(bound.group(2)))
+            if have < need or (bound.group(1) == ">" and have == need):
+                raise Incompatible(
+                    f"it requires {line.split(';')[0].strip()}, this is co-core "
+                    f"{_core_version()}: {UPGRADE}"
+                )
+
+
+@functools.cache
+def _core_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("co-core")
+    except PackageNotFoundError:
+        return "0"
+
+
 def _newer_hook(exc: pluggy.PluginValidationError) -> str:
     """pluggy's multi-line complaint as one line a plugin's user can act on."""
     text = str(exc)
@@ -131,6 +180,7 @@ class PluginHost:
                 info.status = "disabled"
                 continue
             try:
+                check_requirement(getattr(ep, "dist", None))
                 module = ep.load()
                 check_version(module)
                 self.pm.register(module, name=ep.name)

@@ -89,7 +89,13 @@ def run_co(
 
 
 def install_fake_plugin(
-    site: Path, name: str, source: str, *, version: str = "1.0.0", module: str | None = None
+    site: Path,
+    name: str,
+    source: str,
+    *,
+    version: str = "1.0.0",
+    module: str | None = None,
+    requires: Sequence[str] = (),
 ) -> Path:
     """Make ``site`` hold a plugin distribution ``co-NAME`` whose hook module is ``source``.
 
@@ -101,8 +107,10 @@ def install_fake_plugin(
     (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     dist = site / f"co_{name.replace('-', '_')}-{version}.dist-info"
     dist.mkdir(exist_ok=True)
+    requirements = "".join(f"Requires-Dist: {r}\n" for r in requires)
     (dist / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: co-{name}\nVersion: {version}\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: co-{name}\nVersion: {version}\n{requirements}",
+        encoding="utf-8",
     )
     (dist / "entry_points.txt").write_text(f"[co]\n{name} = {module}\n", encoding="utf-8")
     return site

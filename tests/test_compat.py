@@ -153,3 +153,27 @@ def test_bad_declared_version_is_a_clear_message(co_dirs: Path, site: Path) -> N
         "co: warning: plugin 'typo' is incompatible and was skipped: "
         "CO_HOOKSPEC_VERSION must be a whole number >= 1, not '2'\n"
     )
+
+
+def test_plugin_requiring_a_newer_co_core_is_named_and_skipped(co_dirs: Path, site: Path) -> None:
+    from importlib.metadata import version
+
+    ok_source = "from co_core import hookimpl\n"
+    install_fake_plugin(site, "needy", ok_source, requires=["co-core>=99.0", "httpx"])
+    have = version("co-core")
+    install_fake_plugin(site, "strict", ok_source, requires=[f"co_core (>{have})"])
+    install_fake_plugin(site, "modest", ok_source, requires=["co-core>=0.1,<99", "co-corex>=5"])
+    install_fake_plugin(site, "extra", ok_source, requires=['co-core>=99; extra == "dev"'])
+    result = run_co("plugins", "--json")
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == [
+        "co: warning: plugin 'needy' is incompatible and was skipped: it requires "
+        f"co-core>=99.0, this is co-core {have}: upgrade co-core "
+        "(pip install -U co-core)",
+        "co: warning: plugin 'strict' is incompatible and was skipped: it requires "
+        f"co_core (>{have}), this is co-core {have}: upgrade co-core "
+        "(pip install -U co-core)",
+    ]
+    status = {p["name"]: p["status"] for p in json.loads(result.stdout)}
+    assert (status["needy"], status["strict"]) == ("failed", "failed")
+    assert (status["modest"], status["extra"]) == ("loaded", "loaded")
