@@ -17,6 +17,7 @@ from co_core.errors import CoError
 from co_core.hookspecs import HOOKSPEC_VERSION
 
 NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+RESERVED = {"core", "co"}  # the core's own plugin and settings section
 
 # template -> path in the package ("{ident}" is the module-safe name)
 LAYOUT = {
@@ -40,6 +41,8 @@ def plugin_name(raw: str) -> str:
             f"bad plugin name {raw!r}: use lowercase letters, digits and dashes, "
             "starting with a letter (e.g. 'weather' or 'team-wiki')"
         )
+    if name in RESERVED:
+        raise CoError(f"bad plugin name {raw!r}: {name!r} is Co's own; pick another")
     return name
 
 

@@ -144,13 +144,21 @@ def test_existing_folder_is_never_overwritten(tmp_path: Path) -> None:
     assert [p.name for p in (tmp_path / "co-notes").iterdir()] == ["mine.txt"]
 
 
-@pytest.mark.parametrize("bad", ["Weather!", "../evil", "1abc", "a--b", "", "co-"])
+@pytest.mark.parametrize("bad", ["Weather!", "../evil", "1abc", "a--b", "", "co-", "core"])
 def test_bad_names_are_one_clear_line(tmp_path: Path, bad: str) -> None:
     result = run_co("plugin", "new", bad, cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr.startswith("co: error: bad plugin name")
     assert len(result.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_target_folder_is_one_clear_line(tmp_path: Path) -> None:
+    result = run_co("plugin", "new", "notes", "--dir", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (
+        1,
+        f"co: error: {tmp_path / 'nowhere'} is not a folder\n",
+    )
 
 
 def test_names_map_to_package_module_and_entry_point() -> None:
