@@ -196,7 +196,11 @@ class PluginHost:
             info.hooks = self._hook_names(ep.name)
 
     def register(self, plugin: object, name: str, *, listed: bool = True) -> None:
-        """Register an in-process plugin (the core's own hooks, or one under test)."""
+        """Register an in-process plugin (the core's own hooks, or one under test).
+
+        Raises :class:`Incompatible` for a plugin that needs a newer hookspec version.
+        """
+        check_version(plugin)
         self.pm.register(plugin, name=name)
         if listed:
             module = getattr(plugin, "__name__", type(plugin).__name__)

@@ -177,3 +177,15 @@ def test_plugin_requiring_a_newer_co_core_is_named_and_skipped(co_dirs: Path, si
     status = {p["name"]: p["status"] for p in json.loads(result.stdout)}
     assert (status["needy"], status["strict"]) == ("failed", "failed")
     assert (status["modest"], status["extra"]) == ("loaded", "loaded")
+
+
+def test_registering_a_too_new_plugin_in_a_test_says_why(co_dirs: Path) -> None:
+    from co_core.plugins import Incompatible
+    from co_core.testing import use_plugin
+
+    class Future:
+        CO_HOOKSPEC_VERSION = SPEC_VERSION + 1
+
+    with pytest.raises(Incompatible, match=f"needs Co hookspec version {SPEC_VERSION + 1}"):
+        with use_plugin(Future()):
+            pass
