@@ -33,9 +33,10 @@ def register(app: Any) -> None:
         print(f"Created {root}")
         print("Next:")
         print(f"  cd {root}")
-        print("  uv venv && uv pip install -e '.[test]'   # or: pip install -e '.[test]'")
-        print("  uv run pytest                            # the generated tests pass")
-        print(f"  co plugins                               # lists {plugin_name(name)!r}")
+        print("  python -m venv .venv && . .venv/bin/activate")
+        print("  pip install -e '.[test]'     # or: uv venv && uv pip install -e '.[test]'")
+        print("  pytest                       # the generated tests pass")
+        print(f"  co plugins                   # lists {plugin_name(name)!r}")
         print(f"Start with co_{ident}/plugin.py and docs/plugins.md (the author guide).")
 
     app.add_typer(plugin_app, name="plugin")
