@@ -30,13 +30,14 @@ def register_status_checks(register: Any) -> None:
 
 @hookimpl
 def register_commands(app: Any) -> None:
-    from co_core import undo_commands
+    from co_core import scaffold_cli, undo_commands
     from co_core.policy import cli as policy_cli
     from co_core.sessions import cli as sessions_cli
 
     policy_cli.register(app)
     undo_commands.register_cli(app)
     sessions_cli.register(app)
+    scaffold_cli.register(app)
 
 
 @hookimpl
