@@ -10,10 +10,13 @@ from co_core.hookspecs import hookimpl
 @hookimpl
 def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
+    from co_core.mcp.settings import McpServersSettings, McpSettings
     from co_core.policy.settings import PolicySettings
 
     register("local", LocalSettings)
     register("policy", PolicySettings)
+    register("mcp", McpSettings)
+    register("mcp_servers", McpServersSettings)
 
 
 @hookimpl
@@ -24,10 +27,15 @@ def register_status_checks(register: Any) -> None:
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
     register("policy", policy_check)
+    from co_core.mcp.status import register_checks
+
+    register_checks(register)
 
 
 @hookimpl
 def register_commands(app: Any) -> None:
+    from co_core.mcp.cli import register as register_mcp
     from co_core.policy.cli import register
 
     register(app)
+    register_mcp(app)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("pydantic_ai", "googleapiclient", "slack_sdk", "docker", "opentelemetry.sdk", "llama_cpp")
+HEAVY = ("pydantic_ai", "mcp", "fastmcp", "googleapiclient", "slack_sdk", "docker", "opentelemetry.sdk", "llama_cpp")
 
 PROBE = """
 import sys
