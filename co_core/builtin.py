@@ -34,8 +34,18 @@ def register_status_checks(register: Any) -> None:
 
 @hookimpl
 def register_commands(app: Any) -> None:
-    from co_core.mcp.cli import register as register_mcp
-    from co_core.policy.cli import register
+    from co_core import undo_commands
+    from co_core.mcp import cli as mcp_cli
+    from co_core.policy import cli as policy_cli
 
-    register(app)
-    register_mcp(app)
+    policy_cli.register(app)
+    undo_commands.register_cli(app)
+    mcp_cli.register(app)
+
+
+@hookimpl
+def register_slash_commands(register: Any) -> None:
+    from co_core import undo_commands
+
+    register("undo", undo_commands.undo_slash, help="revert the last turn's file changes")
+    register("changes", undo_commands.changes_slash, help="list this session's file changes")
