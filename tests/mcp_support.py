@@ -34,7 +34,7 @@ from co_core.testing import make_app
 SERVER = str(Path(__file__).with_name("mcp_test_server.py"))
 
 
-def test_server(**options: Any) -> dict[str, Any]:
+def sdk_server(**options: Any) -> dict[str, Any]:
     """The settings entry for the SDK-built test server."""
     entry: dict[str, Any] = {"command": sys.executable, "args": [SERVER]}
     entry.update(options)
@@ -85,7 +85,9 @@ def run_turn(
     """The model makes ``calls`` one after another, then says what it got back."""
     engine = PolicyEngine.from_app(app, workspace=workspace, session_id="mcp", headless=headless)
     warnings: list[str] = []
-    toolsets = mcp_toolsets(app.settings, specs=engine.specs, workspace=workspace, warn=warnings.append)
+    toolsets = mcp_toolsets(
+        app.settings, specs=engine.specs, workspace=workspace, warn=warnings.append
+    )
     decisions: dict[str, Any] = {}
 
     def needs_approval(ctx: RunContext[Any], tool_def: Any, args: dict[str, Any]) -> bool:

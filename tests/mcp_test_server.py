@@ -22,9 +22,7 @@ def echo(text: str) -> str:
     return f"echo: {text}"
 
 
-@server.tool(
-    description="Add two integers.", annotations=ToolAnnotations(read_only_hint=True)
-)
+@server.tool(description="Add two integers.", annotations=ToolAnnotations(read_only_hint=True))
 def add(a: int, b: int) -> int:
     return a + b
 

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from mcp_support import app_with, audit_lines, run_turn, test_server, time_server
+from mcp_support import app_with, audit_lines, run_turn, sdk_server, time_server
 
 from co_core import paths, trust
 
@@ -37,7 +37,7 @@ def test_by_default_an_mcp_tool_asks_so_without_a_terminal_it_is_denied(
     co_dirs: Path, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.txt"
-    app = app_with({"t": test_server(env={"NOTE_FILE": str(notes)})}, cwd=tmp_path)
+    app = app_with({"t": sdk_server(env={"NOTE_FILE": str(notes)})}, cwd=tmp_path)
     turn = run_turn(app, tmp_path, [("t_write_note", {"text": "pwned"})])
     assert not notes.exists()  # the server never saw the call
     assert "needs approval" in turn.results[0]
@@ -48,7 +48,7 @@ def test_by_default_an_mcp_tool_asks_so_without_a_terminal_it_is_denied(
 
 def test_asking_the_user_yes_runs_the_call_and_no_does_not(co_dirs: Path, tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
-    app = app_with({"t": test_server(env={"NOTE_FILE": str(notes)})}, cwd=tmp_path)
+    app = app_with({"t": sdk_server(env={"NOTE_FILE": str(notes)})}, cwd=tmp_path)
     asked: list[str] = []
 
     def user(decision: object) -> bool:
@@ -72,7 +72,7 @@ def test_a_deny_rule_blocks_one_tool_with_its_reason_and_others_still_run(
         {"match": "mcp:t:*", "effect": "allow"},
         {"match": "mcp:t:write_note", "effect": "deny", "reason": "notes are read-only here"},
     ]
-    app = app_with({"t": test_server(env={"NOTE_FILE": str(notes)})}, cwd=tmp_path, rules=rules)
+    app = app_with({"t": sdk_server(env={"NOTE_FILE": str(notes)})}, cwd=tmp_path, rules=rules)
     calls = [("t_write_note", {"text": "x"}), ("t_echo", {"text": "hi"})]
     turn = run_turn(app, tmp_path, calls)
     assert not notes.exists()
@@ -83,11 +83,11 @@ def test_a_deny_rule_blocks_one_tool_with_its_reason_and_others_still_run(
 def test_read_only_hints_lower_the_default_only_when_the_user_trusts_them(
     co_dirs: Path, tmp_path: Path
 ) -> None:
-    untrusting = app_with({"t": test_server()}, cwd=tmp_path)
+    untrusting = app_with({"t": sdk_server()}, cwd=tmp_path)
     turn = run_turn(untrusting, tmp_path, [("t_add", {"a": 2, "b": 3})])
     assert "needs approval" in turn.results[0]
 
-    trusting = app_with({"t": test_server()}, cwd=tmp_path, trust_annotations=True)
+    trusting = app_with({"t": sdk_server()}, cwd=tmp_path, trust_annotations=True)
     turn = run_turn(trusting, tmp_path, [("t_add", {"a": 2, "b": 3}), ("t_echo", {"text": "x"})])
     assert turn.results[0] == "5"  # hinted read-only: allowed by the read-risk default
     assert "needs approval" in turn.results[1]  # no hint: still asks
@@ -98,10 +98,10 @@ def test_a_server_that_fails_to_start_or_dies_is_skipped_and_the_turn_goes_on(
     co_dirs: Path, tmp_path: Path
 ) -> None:
     servers = {
-        "dead": test_server(args=[test_server()["args"][0], "--exit-at-start"]),
+        "dead": sdk_server(args=[sdk_server()["args"][0], "--exit-at-start"]),
         "missing": {"command": str(tmp_path / "no-such-program")},
-        "boom": test_server(),
-        "t": test_server(),
+        "boom": sdk_server(),
+        "t": sdk_server(),
     }
     app = app_with(servers, cwd=tmp_path, rules=[{"match": "mcp:**", "effect": "allow"}])
     calls = [("boom_crash", {}), ("t_echo", {"text": "still here"})]

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("pydantic_ai", "mcp", "fastmcp", "googleapiclient", "slack_sdk", "docker", "opentelemetry.sdk", "llama_cpp")
+HEAVY = (
+    "pydantic_ai",
+    "mcp",
+    "fastmcp",
+    "googleapiclient",
+    "slack_sdk",
+    "docker",
+    "opentelemetry.sdk",
+    "llama_cpp",
+)
 
 PROBE = """
 import sys

@@ -168,9 +168,7 @@ def register(app: typer.Typer) -> None:
         if not isinstance(servers, dict) or name not in servers:
             from co_core.mcp.settings import declared_servers
 
-            elsewhere = [
-                d for d in declared_servers(_app().settings, _app().cwd) if d.name == name
-            ]
+            elsewhere = [d for d in declared_servers(_app().settings, _app().cwd) if d.name == name]
             if elsewhere and elsewhere[0].path:
                 raise _error(f"{name!r} is declared in {elsewhere[0].path}; edit that file")
             raise _error(f"no MCP server named {name!r} in {path}")

@@ -49,7 +49,9 @@ async def expose(app: App, deps: Any, warn: Any) -> Exposed:
         try:
             tools.append(Tool(spec.load(), name=spec.name, max_retries=spec.retries))
         except Exception as exc:
-            warn(f"tool {spec.name!r} of plugin {spec.plugin!r} skipped: {type(exc).__name__}: {exc}")
+            warn(
+                f"tool {spec.name!r} of plugin {spec.plugin!r} skipped: {type(exc).__name__}: {exc}"
+            )
     toolset = FunctionToolset(tools)
     ctx = _context(deps)
     return Exposed(toolset, await toolset.get_tools(ctx), ctx)
@@ -145,7 +147,9 @@ def build_server(app: App, exposed: Exposed, engine: Any) -> Any:
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        ok, text, structured = await call(exposed, engine, params.name, dict(params.arguments or {}))
+        ok, text, structured = await call(
+            exposed, engine, params.name, dict(params.arguments or {})
+        )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
             structured_content=structured,
