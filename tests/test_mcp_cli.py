@@ -82,4 +82,5 @@ def test_a_broken_mcp_servers_entry_names_the_file_and_key(co_dirs: Path) -> Non
     (co_dirs / "settings.json").write_text(json.dumps({"mcp_servers": {"t": {"comand": "x"}}}))
     result = run_co("mcp", "list")
     assert result.returncode != 0
-    assert "mcp_servers.t" in result.stderr and "Traceback" not in result.stderr
+    assert "mcp_servers.t" in result.stderr and "comand" in result.stderr
+    assert "Traceback" not in result.stderr

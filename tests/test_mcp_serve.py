@@ -7,7 +7,6 @@ real CoDeps, and Co's policy decides every call headlessly.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import textwrap
 from pathlib import Path

@@ -36,6 +36,16 @@ class McpServer(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers (url only)")
     enabled: bool = Field(True, description="false keeps the entry but never starts it")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(cls.model_fields))
+            if unknown:
+                known = ", ".join(cls.model_fields)
+                raise ValueError(f"unknown key {unknown[0]!r} (a server takes: {known})")
+        return data
+
     @model_validator(mode="after")
     def _one_transport(self) -> McpServer:
         if bool(self.command) == bool(self.url):
