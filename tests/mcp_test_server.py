@@ -42,8 +42,28 @@ def crash() -> str:
     os._exit(3)
 
 
+def serve_http(port: int, token: str) -> None:
+    """Streamable HTTP on 127.0.0.1:PORT/mcp, answering only ``Authorization: Bearer TOKEN``."""
+    import uvicorn
+
+    app = server.streamable_http_app()
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected:
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"unauthorized"})
+            return
+        await app(scope, receive, send)
+
+    uvicorn.run(guarded, host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
     if "--exit-at-start" in sys.argv:
         print("test server: refusing to start", file=sys.stderr)
         sys.exit(1)
-    server.run("stdio")
+    if "--http" in sys.argv:
+        serve_http(int(sys.argv[sys.argv.index("--http") + 1]), os.environ["MCP_TOKEN"])
+    else:
+        server.run("stdio")

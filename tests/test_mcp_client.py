@@ -7,10 +7,14 @@ published reference server ``mcp-server-time`` from PyPI.
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
-from mcp_support import app_with, audit_lines, run_turn, sdk_server, time_server
+from mcp_support import SERVER, app_with, audit_lines, run_turn, sdk_server, time_server
 
 from co_core import paths, trust
 
@@ -137,3 +141,48 @@ def test_an_untrusted_project_never_starts_its_servers(co_dirs: Path, tmp_path: 
     turn = run_turn(app, project, [])
     assert marker.exists()  # trusted: the project's server was started (and failed, isolated)
     assert any("'evil' did not start" in w for w in turn.warnings)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_streamable_http_server_gets_its_headers_and_a_wrong_token_is_one_line(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    port = _free_port()
+    env = {**os.environ, "MCP_TOKEN": "tok-123"}
+    process = subprocess.Popen([sys.executable, SERVER, "--http", str(port)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/mcp"
+        servers = {
+            "web": {"url": url, "headers": {"Authorization": "Bearer tok-123"}},
+            "stranger": {"url": url, "headers": {"Authorization": "Bearer wrong"}},
+        }
+        app = app_with(servers, cwd=tmp_path, rules=[{"match": "mcp:web:echo", "effect": "allow"}])
+        turn = run_turn(app, tmp_path, [("web_echo", {"text": "over http"})])
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert turn.results == ["echo: over http"]
+    assert not any(n.startswith("stranger_") for n in turn.tools_seen)
+    assert len(turn.warnings) == 1 and "'stranger' did not start" in turn.warnings[0]
+    assert "tok-123" not in turn.warnings[0] and "wrong" not in turn.warnings[0]
+
+
+def test_odd_tool_names_keep_a_literal_permission_key() -> None:
+    from co_core.mcp.toolsets import _escape, model_tool_name, permission_key
+    from co_core.tools import ToolSpec
+
+    key = permission_key("t", "read{path}")
+    spec = ToolSpec("t_x", "m:f", "mcp:t", None, _escape(key))
+    assert spec.permission_key({"path": "/etc/passwd"}) == "mcp:t:read{path}"
+    assert model_tool_name("t", "a.b/c d") == "t_a_b_c_d"

@@ -79,6 +79,7 @@ class ServerToolset(WrapperToolset[Any]):
     warn: Callable[[str], None] = lambda message: None
     startup_timeout: float = 10.0
     state: ServerState = field(default_factory=lambda: ServerState(""))
+    log: Path | None = None  # a stdio server's stderr
 
     @property
     def id(self) -> str | None:
@@ -96,7 +97,10 @@ class ServerToolset(WrapperToolset[Any]):
         if self.state.status == "failed":
             return
         self.state.status, self.state.error = "failed", one_line(exc)
-        self.warn(f"MCP server {self.server!r} {what}: {self.state.error}; its tools are skipped")
+        where = f" (server log: {self.log})" if self.log is not None else ""
+        self.warn(
+            f"MCP server {self.server!r} {what}: {self.state.error}; its tools are skipped{where}"
+        )
 
     async def __aenter__(self) -> ServerToolset:
         if self.state.status == "failed":
@@ -279,6 +283,7 @@ def mcp_toolsets(
                 warn=warn,
                 startup_timeout=timeout + 5,
                 state=ServerState(declared.name),
+                log=None if declared.server.url else server_log(declared.name),
             )
         )
     return out
