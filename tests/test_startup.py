@@ -21,6 +21,8 @@ HEAVY = (
     "opentelemetry.sdk",
     "llama_cpp",
 )
+# Printing help or the version needs no settings at all, so not even pydantic.
+HELP_HEAVY = (*HEAVY, "pydantic", "rich.markdown", "sqlite3", "bashlex")
 
 PROBE = """
 import sys

@@ -8,7 +8,6 @@ from co_core.status import CheckResult, fail, ok, warn
 
 
 def _probe(backend: str, settings: Any) -> CheckResult:
-    from co_shell.sandbox.base import SandboxUnavailable
 
     if backend == "none":
         from co_shell.sandbox.host_sandbox import WARNING
@@ -24,9 +23,35 @@ def _probe(backend: str, settings: Any) -> CheckResult:
         from co_shell.sandbox.cgroups import describe
 
         return ok(f"bubblewrap works: no network, read-only system, {describe()}")
-    try:
-        from co_shell.sandbox.docker_sandbox import connect, engine_address
+    from co_shell import engine_probe
+    from co_shell.sandbox.docker_sandbox import engine_address
 
+    try:
+        version = engine_probe.get("/version", timeout=4)
+    except OSError as exc:
+        return fail(
+            f"Docker engine not reachable at {engine_address()} ({type(exc).__name__}: {exc}); start it "
+            "(e.g. `sudo systemctl start docker`), point DOCKER_HOST at one, or set "
+            "shell.sandbox to bubblewrap"
+        )
+    if version is None:
+        return _probe_with_docker_py(settings)
+    found, _ = engine_probe.get(engine_probe.image_path(settings.image), timeout=4) or (0, None)
+    where = f"Docker {(version[1] or {}).get('Version', '?')} at {engine_address()}"
+    if found != 200:
+        return warn(
+            f"{where}, but image {settings.image} is not there yet "
+            "(it is pulled on first use; pull or build it if offline)"
+        )
+    return ok(f"{where}, image {settings.image} present")
+
+
+def _probe_with_docker_py(settings: Any) -> CheckResult:
+    """Engines behind TLS or SSH: only docker-py speaks those."""
+    from co_shell.sandbox.base import SandboxUnavailable
+    from co_shell.sandbox.docker_sandbox import connect, engine_address
+
+    try:
         client = connect(timeout=4)
     except SandboxUnavailable as exc:
         return fail(str(exc))
@@ -34,13 +59,11 @@ def _probe(backend: str, settings: Any) -> CheckResult:
         version = client.version().get("Version", "?")
         try:
             client.images.get(settings.image)
-            image = f"image {settings.image} present"
         except Exception:
             return warn(
-                f"Docker {version} at {engine_address()}, but image {settings.image} is not "
-                "there yet (it is pulled on first use; pull or build it if offline)"
+                f"Docker {version} at {engine_address()}, but image {settings.image} is not there yet"
             )
-        return ok(f"Docker {version} at {engine_address()}, {image}")
+        return ok(f"Docker {version} at {engine_address()}, image {settings.image} present")
     finally:
         client.close()
 
