@@ -84,3 +84,25 @@ def test_a_broken_mcp_servers_entry_names_the_file_and_key(co_dirs: Path) -> Non
     assert result.returncode != 0
     assert "mcp_servers.t" in result.stderr and "comand" in result.stderr
     assert "Traceback" not in result.stderr
+    (co_dirs / "settings.json").write_text(json.dumps({"mcp_servers": {"t u": {"command": "x"}}}))
+    result = run_co("mcp", "list")
+    assert result.returncode != 0 and "bad server name" in result.stderr
+
+
+def test_list_shows_an_untrusted_projects_servers_as_off_without_starting_them(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "repo"
+    (project / ".co").mkdir(parents=True)
+    marker = project / "started"
+    starter = {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}
+    (project / ".co" / "settings.json").write_text(json.dumps({"mcp_servers": {"evil": starter}}))
+    listed = run_co("mcp", "list", "--json", cwd=project)
+    assert listed.returncode == 0, listed.stderr
+    (row,) = json.loads(listed.stdout)
+    assert (row["name"], row["source"], row["status"]) == ("evil", "project", "off")
+    assert "untrusted" in row["detail"] and "co trust" in row["detail"]
+    status = run_co("status", "--json", cwd=project)
+    checks = {r["name"]: r for r in json.loads(status.stdout)}
+    assert checks["mcp evil"]["state"] == "off"
+    assert not marker.exists()

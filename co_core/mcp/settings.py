@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from co_core.settings import SectionModel, setting
 
@@ -69,18 +69,19 @@ class McpServer(BaseModel):
         return shlex.join([self.command or "", *self.args])
 
 
+def _check_name(name: str) -> str:
+    if not NAME.match(name):
+        raise ValueError(f"bad server name: use {NAME_RULE}")
+    return name
+
+
 class McpServersSettings(SectionModel):
     """``{"mcp_servers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}``."""
 
     model_config = ConfigDict(extra="allow", validate_assignment=True)
-    __pydantic_extra__: dict[str, McpServer] = Field(init=False)
-
-    @model_validator(mode="after")
-    def _names(self) -> McpServersSettings:
-        for name in self.servers():
-            if not NAME.match(name):
-                raise ValueError(f"server name {name!r}: use {NAME_RULE}")
-        return self
+    __pydantic_extra__: dict[Annotated[str, AfterValidator(_check_name)], McpServer] = Field(
+        init=False
+    )
 
     def servers(self) -> dict[str, McpServer]:
         return dict(self.__pydantic_extra__ or {})
