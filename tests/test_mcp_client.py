@@ -186,3 +186,14 @@ def test_odd_tool_names_keep_a_literal_permission_key() -> None:
     spec = ToolSpec("t_x", "m:f", "mcp:t", None, _escape(key))
     assert spec.permission_key({"path": "/etc/passwd"}) == "mcp:t:read{path}"
     assert model_tool_name("t", "a.b/c d") == "t_a_b_c_d"
+
+
+def test_a_server_that_never_answers_is_given_up_on_and_the_turn_goes_on(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    hang = {"command": sys.executable, "args": ["-c", "import time; time.sleep(300)"]}
+    app = app_with({"hang": hang}, cwd=tmp_path, startup_timeout=2)
+    turn = run_turn(app, tmp_path, [])
+    assert turn.output == "results: "
+    assert len(turn.warnings) == 1 and "'hang' did not start" in turn.warnings[0]
+    assert "server log:" in turn.warnings[0]

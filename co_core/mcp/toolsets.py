@@ -110,9 +110,8 @@ class ServerToolset(WrapperToolset[Any]):
         try:
             with anyio.fail_after(self.startup_timeout):
                 await self.wrapped.__aenter__()
-        except TimeoutError as exc:
+        except TimeoutError:
             self._fail("did not start", TimeoutError(f"no answer in {self.startup_timeout:g} s"))
-            del exc
             return self
         except Exception as exc:
             self._fail("did not start", exc)
