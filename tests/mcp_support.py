@@ -85,8 +85,9 @@ def run_turn(
     """The model makes ``calls`` one after another, then says what it got back."""
     engine = PolicyEngine.from_app(app, workspace=workspace, session_id="mcp", headless=headless)
     warnings: list[str] = []
+    agent_specs: dict[str, Any] = {}  # an agent's own name -> ToolSpec map, kept in step
     toolsets = mcp_toolsets(
-        app.settings, specs=engine.specs, workspace=workspace, warn=warnings.append
+        app.settings, specs=[engine.specs, agent_specs], workspace=workspace, warn=warnings.append
     )
     decisions: dict[str, Any] = {}
 
@@ -138,6 +139,7 @@ def run_turn(
     import anyio
 
     output = anyio.run(main)
+    assert {n: s for n, s in engine.specs.items() if s.plugin.startswith("mcp:")} == agent_specs
     return Turn(output, list(seen), list(results), warnings, decisions)
 
 

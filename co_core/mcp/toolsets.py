@@ -3,7 +3,7 @@
 Imported only when an agent is built (it imports pydantic-ai and the MCP client).
 Each configured server becomes one :class:`ServerToolset`: its tools are named
 ``<server>_<tool>`` for the model, and a :class:`~co_core.tools.ToolSpec` for each is put
-into the ``specs`` mapping the caller passes (the policy engine's or the agent's), so the
+into the ``specs`` mapping(s) the caller passes (the policy engine's and/or the agent's), so the
 same approval gate, audit and ``co policy explain`` cover them. A server that fails to
 start, or dies, is reported in one line and its tools disappear; the run goes on.
 """
@@ -11,7 +11,7 @@ start, or dies, is reported in one line and its tools disappear; the run goes on
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,9 @@ class ServerToolset(WrapperToolset[Any]):
     """One MCP server's tools: prefixed, registered with the policy, failures isolated."""
 
     server: str = ""
-    specs: MutableMapping[str, ToolSpec] = field(default_factory=dict)
+    specs: MutableMapping[str, ToolSpec] | Sequence[MutableMapping[str, ToolSpec]] = field(
+        default_factory=dict
+    )
     trust_annotations: bool = False
     warn: Callable[[str], None] = lambda message: None
     startup_timeout: float = 10.0
@@ -156,9 +158,9 @@ class ServerToolset(WrapperToolset[Any]):
             metadata.update(plugin=f"mcp:{self.server}", risk=risk, permission=key)
             self.state.tools[new_name] = name
             self.state.annotations[name] = annotations or {}
-            self.specs[new_name] = ToolSpec(
-                new_name, _remote, f"mcp:{self.server}", risk, _escape(key)
-            )
+            spec = ToolSpec(new_name, _remote, f"mcp:{self.server}", risk, _escape(key))
+            for registry in _registries(self.specs):
+                registry[new_name] = spec
             tools[new_name] = replace(
                 tool,
                 toolset=self,
@@ -200,6 +202,10 @@ class ServerToolset(WrapperToolset[Any]):
             return bool(checker()) if callable(checker) else False
         except Exception:
             return False
+
+
+def _registries(specs: Any) -> tuple[MutableMapping[str, ToolSpec], ...]:
+    return (specs,) if isinstance(specs, MutableMapping) else tuple(specs)
 
 
 def _escape(key: str) -> str:
@@ -245,14 +251,15 @@ def build_client(declared: Declared, *, workspace: Path, timeout: float) -> Abst
 def mcp_toolsets(
     settings: Any,
     *,
-    specs: MutableMapping[str, ToolSpec],
+    specs: MutableMapping[str, ToolSpec] | Sequence[MutableMapping[str, ToolSpec]],
     workspace: Path | None = None,
     warn: Callable[[str], None] = lambda message: None,
 ) -> list[ServerToolset]:
     """One toolset per server that may start here; give them to ``Agent(toolsets=...)``.
 
-    ``specs`` receives a ToolSpec per MCP tool when the tools are listed, so the caller's
-    policy gate finds them by name (pass the policy engine's ``engine.specs``, or the
+    ``specs`` (one mapping or several) receives a ToolSpec per MCP tool when the tools are
+    listed, so the caller's policy gate finds them by name (the policy engine's ``engine.specs``,
+    the
     agent's own spec mapping). Servers of an untrusted project are named in ``warn`` and
     never started.
     """
