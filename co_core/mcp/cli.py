@@ -195,9 +195,19 @@ def register(app: typer.Typer) -> None:
         Allowed calls run, denied ones fail with the reason; calls that would ask are denied
         (nobody can be asked) unless a rule or --approve allows them. All are audited.
         """
+        import sys
+
         from co_core.mcp.serve import serve_stdio
 
-        app_ = _app()
-        serve_stdio(app_, approve=approve or (), workspace=workspace)
+        if sys.stdin.isatty():
+            typer.echo(
+                "co mcp serve speaks MCP on stdin/stdout: start it from an MCP client "
+                "(Ctrl+C stops it).",
+                err=True,
+            )
+        try:
+            serve_stdio(_app(), approve=approve or (), workspace=workspace)
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
 
     app.add_typer(mcp_app, name="mcp")

@@ -18,8 +18,6 @@ from typing import Any
 
 from co_core.app import App
 
-PASSED_TO_CLIENT = "ModelRetry", "ToolFailed"
-
 
 @dataclass
 class Exposed:
