@@ -197,3 +197,23 @@ def test_a_server_that_never_answers_is_given_up_on_and_the_turn_goes_on(
     assert turn.output == "results: "
     assert len(turn.warnings) == 1 and "'hang' did not start" in turn.warnings[0]
     assert "server log:" in turn.warnings[0]
+
+
+def test_secrets_in_mcp_server_settings_never_reach_the_audit(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    from co_core.policy import PolicyEngine
+
+    servers = {
+        "gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "plain-gh-value-1234"}},
+        "web": {"url": "https://h/mcp", "headers": {"Authorization": "opaque-hdr-value-5678"}},
+    }
+    app = app_with(servers, cwd=tmp_path)
+    engine = PolicyEngine.from_app(app, workspace=tmp_path, session_id="mcp", headless=True)
+    call = engine.make_call(
+        "gh_create_issue", {"body": "token plain-gh-value-1234 and opaque-hdr-value-5678"}
+    )
+    engine.decide(call)
+    text = (paths.data_dir() / "audit" / "mcp.jsonl").read_text()
+    assert "plain-gh-value-1234" not in text and "opaque-hdr-value-5678" not in text
+    assert "[REDACTED]" in text
