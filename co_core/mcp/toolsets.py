@@ -65,7 +65,6 @@ class ServerState:
     status: str = "not started"  # "running", "failed", "stopped"
     error: str | None = None
     tools: dict[str, str] = field(default_factory=dict)  # model name -> MCP tool name
-    annotations: dict[str, dict[str, Any]] = field(default_factory=dict)
     entered: int = 0
 
 
@@ -157,7 +156,6 @@ class ServerToolset(WrapperToolset[Any]):
             key = permission_key(self.server, name)
             metadata.update(plugin=f"mcp:{self.server}", risk=risk, permission=key)
             self.state.tools[new_name] = name
-            self.state.annotations[name] = annotations or {}
             spec = ToolSpec(new_name, _remote, f"mcp:{self.server}", risk, _escape(key))
             for registry in _registries(self.specs):
                 registry[new_name] = spec
