@@ -12,11 +12,13 @@ def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
     from co_core.mcp.settings import McpServersSettings, McpSettings
     from co_core.policy.settings import PolicySettings
+    from co_core.sessions.settings import SessionSettings
 
     register("local", LocalSettings)
     register("policy", PolicySettings)
     register("mcp", McpSettings)
     register("mcp_servers", McpServersSettings)
+    register("sessions", SessionSettings)
 
 
 @hookimpl
@@ -37,10 +39,12 @@ def register_commands(app: Any) -> None:
     from co_core import undo_commands
     from co_core.mcp import cli as mcp_cli
     from co_core.policy import cli as policy_cli
+    from co_core.sessions import cli as sessions_cli
 
     policy_cli.register(app)
     undo_commands.register_cli(app)
     mcp_cli.register(app)
+    sessions_cli.register(app)
 
 
 @hookimpl
