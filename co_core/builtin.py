@@ -10,11 +10,14 @@ from co_core.hookspecs import hookimpl
 @hookimpl
 def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
+    from co_core.mcp.settings import McpServersSettings, McpSettings
     from co_core.policy.settings import PolicySettings
     from co_core.sessions.settings import SessionSettings
 
     register("local", LocalSettings)
     register("policy", PolicySettings)
+    register("mcp", McpSettings)
+    register("mcp_servers", McpServersSettings)
     register("sessions", SessionSettings)
 
 
@@ -26,16 +29,21 @@ def register_status_checks(register: Any) -> None:
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
     register("policy", policy_check)
+    from co_core.mcp.status import register_checks
+
+    register_checks(register)
 
 
 @hookimpl
 def register_commands(app: Any) -> None:
     from co_core import scaffold_cli, undo_commands
+    from co_core.mcp import cli as mcp_cli
     from co_core.policy import cli as policy_cli
     from co_core.sessions import cli as sessions_cli
 
     policy_cli.register(app)
     undo_commands.register_cli(app)
+    mcp_cli.register(app)
     sessions_cli.register(app)
     scaffold_cli.register(app)
 
