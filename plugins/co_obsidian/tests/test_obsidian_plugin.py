@@ -8,8 +8,7 @@ from pathlib import Path
 
 from obsidian_vaults import write
 
-from co_core.status_report import collect_status
-from co_core.testing import make_app
+from co_core.testing import make_app, status_rows
 
 
 def test_tools_are_registered_with_risks_and_permission_keys(co_dirs: Path) -> None:
@@ -28,7 +27,7 @@ def test_tools_are_registered_with_risks_and_permission_keys(co_dirs: Path) -> N
 
 
 def _row(app):
-    return next(r for r in collect_status(app) if r.name == "obsidian vault")
+    return status_rows(app)["obsidian vault"]
 
 
 def test_status_check(co_dirs: Path, tmp_path: Path) -> None:
