@@ -11,9 +11,11 @@ from co_core.hookspecs import hookimpl
 def register_settings(register: Any) -> None:
     from co_core.local_settings import LocalSettings
     from co_core.policy.settings import PolicySettings
+    from co_core.telemetry.settings import TelemetrySettings
 
     register("local", LocalSettings)
     register("policy", PolicySettings)
+    register("telemetry", TelemetrySettings)
 
 
 @hookimpl
@@ -29,5 +31,7 @@ def register_status_checks(register: Any) -> None:
 @hookimpl
 def register_commands(app: Any) -> None:
     from co_core.policy.cli import register
+    from co_core.telemetry.cli import register as register_telemetry
 
     register(app)
+    register_telemetry(app)

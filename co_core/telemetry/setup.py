@@ -1,0 +1,155 @@
+"""Turn tracing on: a TracerProvider with SQLite and/or OTLP exporters behind batching.
+
+Imported only on the agent path (``co chat``, ``co ask``); it pulls in opentelemetry-sdk.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from co_core.telemetry import spans
+from co_core.telemetry.settings import TelemetrySettings
+
+_current: dict[str, Any] = {"provider": None}
+
+OTLP_ENV = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
+
+def telemetry_settings(settings: Any) -> TelemetrySettings:
+    """The telemetry section from Co's Settings (or the section itself, or defaults)."""
+    if isinstance(settings, TelemetrySettings):
+        return settings
+    if settings is None:
+        return TelemetrySettings()
+    try:
+        return settings.section("telemetry")
+    except KeyError:
+        return TelemetrySettings()
+
+
+def otlp_wanted(tele: TelemetrySettings) -> bool:
+    return bool(tele.otlp or tele.otlp_endpoint or any(os.environ.get(v) for v in OTLP_ENV))
+
+
+def _otlp_exporter(tele: TelemetrySettings) -> Any:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    if tele.otlp_endpoint:
+        return OTLPSpanExporter(endpoint=tele.otlp_endpoint.rstrip("/") + "/v1/traces")
+    return OTLPSpanExporter()  # OTEL_EXPORTER_OTLP_* variables, default localhost:4318
+
+
+def _warn(message: str) -> None:
+    print(f"co: warning: {message}", file=sys.stderr)
+
+
+def setup_tracing(
+    settings: Any,
+    *,
+    include_content: bool | None = None,
+    schedule_delay_millis: int = 1000,
+) -> Any:
+    """Start tracing as the settings say; returns the TracerProvider, or None when off.
+
+    ``include_content=True`` is ``--trace-content`` (overrides the setting). Calling it
+    again replaces the previous provider (flushing it first). A trace database that cannot
+    be opened is a warning, never a reason not to run the turn.
+    """
+    shutdown_tracing()
+    tele = telemetry_settings(settings)
+    if not tele.enabled or os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return None
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from co_core.redact import Redactor, settings_secrets
+    from co_core.telemetry.redacting import RedactingExporter
+
+    exporters = []
+    if tele.sqlite:
+        from co_core.telemetry.sqlite_exporter import SQLiteSpanExporter
+
+        try:
+            exporters.append(SQLiteSpanExporter(tele.database()))
+        except Exception as exc:
+            _warn(f"traces not saved: cannot open {tele.database()}: {exc}")
+    if otlp_wanted(tele):
+        try:
+            exporters.append(_otlp_exporter(tele))
+        except Exception as exc:
+            _warn(f"traces not sent to the OpenTelemetry collector: {exc}")
+    if not exporters:
+        return None
+    content = tele.include_content if include_content is None else include_content
+    redactor = Redactor(
+        settings_secrets(settings) if not isinstance(settings, TelemetrySettings) else ()
+    )
+    from importlib.metadata import version
+
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": "co", "service.version": version("co-core")})
+    )
+    for exporter in exporters:
+        provider.add_span_processor(
+            BatchSpanProcessor(
+                RedactingExporter(exporter, redactor), schedule_delay_millis=schedule_delay_millis
+            )
+        )
+    _current["provider"] = provider
+    _current["content"] = content
+    spans.activate(provider.get_tracer("co"), content)
+    return provider
+
+
+def current_provider() -> Any:
+    return _current["provider"]
+
+
+def flush(timeout_millis: int = 5000) -> bool:
+    """Write out every finished span now (``co traces`` right after a turn sees it)."""
+    provider = _current["provider"]
+    return provider.force_flush(timeout_millis) if provider is not None else True
+
+
+def shutdown_tracing() -> None:
+    """Flush and stop the current provider; Co's spans become no-ops again."""
+    provider = _current["provider"]
+    _current["provider"] = None
+    spans.activate(None, False)
+    if provider is not None:
+        provider.shutdown()
+
+
+def instrumentation_settings(provider: Any = None) -> Any:
+    """pydantic-ai ``InstrumentationSettings`` for the current provider (None: tracing off)."""
+    provider = provider or _current["provider"]
+    if provider is None:
+        return None
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    return InstrumentationSettings(
+        tracer_provider=provider,
+        include_content=bool(_current.get("content")),
+        include_binary_content=False,
+        include_model_request_parameters=False,
+    )
+
+
+def instrument(agent_or_settings: Any) -> Any:
+    """Trace a pydantic-ai Agent's runs, model requests and tool calls.
+
+    ``instrument(agent)`` sets ``agent.instrument`` from the running provider and returns
+    the agent (untraced when tracing is off). ``instrument(settings)`` starts tracing if it
+    is not running yet and returns the ``InstrumentationSettings`` (or None).
+    """
+    from pydantic_ai import Agent
+
+    if isinstance(agent_or_settings, Agent):
+        agent_or_settings.instrument = instrumentation_settings() or False
+        return agent_or_settings
+    if _current["provider"] is None:
+        setup_tracing(agent_or_settings)
+    return instrumentation_settings()
