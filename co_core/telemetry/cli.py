@@ -26,10 +26,17 @@ def _database() -> Path:
     return telemetry_settings(current().settings).database()
 
 
-def _no_traces(path: Path) -> typer.Exit:
+def _fail(message: str) -> typer.Exit:
+    """One error line; the text is shown as is (no Rich markup, no control characters)."""
+    from rich.markup import escape
+
     from co_core.cli import fail
 
-    return fail(
+    return fail(escape(safe(message)))
+
+
+def _no_traces(path: Path) -> typer.Exit:
+    return _fail(
         f"no traces yet in {path}: they are recorded by `co chat` and `co ask` "
         "while telemetry.enabled and telemetry.sqlite are on"
     )
@@ -46,7 +53,6 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Browse traces in Datasette: turns, tool calls, tokens and cost (Ctrl-C stops it)."""
-        from co_core.cli import fail
         from co_core.telemetry.datasette_meta import metadata
         from co_core.telemetry.view import database_missing
 
@@ -56,7 +62,7 @@ def register(app: typer.Typer) -> None:
         try:
             import datasette  # noqa: F401
         except ImportError:
-            raise fail(
+            raise _fail(
                 "co logs needs Datasette, which is not installed: "
                 "pip install 'co-core[logs]' (or pip install datasette)"
             ) from None

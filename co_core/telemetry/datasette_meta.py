@@ -33,13 +33,18 @@ ORDER BY t.start_time DESC
 LIMIT 100
 """
 
-TOOL_CALLS = """
+_RETRY = """json_extract(attributes, '$."pydantic_ai.tool.retry.cause"')"""
+_EXCEPTION = """(SELECT coalesce(json_extract(e.value, '$.attributes."exception.message"'),
+       json_extract(e.value, '$.attributes."exception.type"'))
+     FROM json_each(spans.events) e WHERE json_extract(e.value, '$.name') = 'exception')"""
+
+TOOL_CALLS = f"""
 SELECT start_time,
   json_extract(attributes, '$."gen_ai.tool.name"') AS tool,
   round(duration_ms, 1) AS duration_ms,
-  CASE status WHEN 'ERROR' THEN 'error' ELSE 'ok' END AS outcome,
-  coalesce(status_message, (SELECT json_extract(e.value, '$.attributes."exception.message"')
-     FROM json_each(spans.events) e WHERE json_extract(e.value, '$.name') = 'exception')) AS error,
+  CASE WHEN status != 'ERROR' THEN 'ok'
+       WHEN {_RETRY} = 'model_retry' THEN 'retry' ELSE 'error' END AS outcome,
+  coalesce(status_message, {_EXCEPTION}) AS error,
   trace_id, id AS span_id
 FROM spans
 WHERE json_extract(attributes, '$."gen_ai.operation.name"') = 'execute_tool'
@@ -70,8 +75,9 @@ QUERIES: dict[str, dict[str, str]] = {
     },
     "tool_calls": {
         "title": "Tool calls",
-        "description": "The last 500 tool executions with their duration and, when they "
-        "failed, the error.",
+        "description": "The last 500 tool executions: duration, outcome (ok; retry: the tool "
+        "asked the model to call it differently; error) and the error (its text only when "
+        "content is recorded, otherwise its type).",
         "sql": TOOL_CALLS.strip(),
     },
     "usage_by_model_and_day": {

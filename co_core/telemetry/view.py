@@ -89,6 +89,27 @@ def duration(ms: Any) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
 
 
+def problem(node: Node) -> str:
+    """What went wrong: the status message, else the recorded exception's message or type."""
+    if node.row.get("status_message"):
+        return str(node.row["status_message"])
+    try:
+        events = json.loads(node.row.get("events") or "[]")
+    except ValueError:
+        events = []
+    for event in events if isinstance(events, list) else []:
+        if isinstance(event, dict) and event.get("name") == "exception":
+            attrs = event.get("attributes") or {}
+            found = attrs.get("exception.message") or attrs.get("exception.type")
+            if found:
+                return (
+                    str(found).rpartition(".")[2]
+                    if found == attrs.get("exception.type") and not attrs.get("exception.message")
+                    else str(found)
+                )
+    return "failed"
+
+
 def label(node: Node, root: bool = False) -> str:
     """One line of text for a span (plain; the CLI adds colour)."""
     parts = [node.name, duration(node.row.get("duration_ms"))]
@@ -102,11 +123,14 @@ def label(node: Node, root: bool = False) -> str:
     if root:
         spent = cost(node)
         if spent is not None:
-            parts.append(f"${spent:.4f}")
+            parts.append("free (local model)" if spent == 0 else f"${spent:.4f}")
+        session = node.attrs.get("co.session_id")
+        if session:
+            parts.append(f"session {session}")
     if op == "execute_tool" or node.error:
         if node.error:
-            message = node.row.get("status_message") or "failed"
-            parts.append(f"error: {message}")
+            retry = node.attrs.get("pydantic_ai.tool.retry.cause") == "model_retry"
+            parts.append(f"{'retry' if retry else 'error'}: {problem(node)}")
         else:
             parts.append("ok")
     return "  ".join(parts)
