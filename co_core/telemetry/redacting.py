@@ -7,30 +7,81 @@ on the batch processor's worker thread, not the thread running the turn.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import Status
 
-from co_core.redact import Redactor
+from co_core.redact import MASK, Redactor, is_secret_key
 
 COST_ATTRIBUTE = "co.cost_usd"
+_JSON_MIN = 64  # shorter JSON text is cheap enough to scan as text
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+_secret_key = lru_cache(maxsize=4096)(is_secret_key)
 
 
-def _clean(redactor: Redactor, attrs: Any) -> dict[str, Any]:
+class SpanRedactor:
+    """co_core.redact's masking, made cheap for spans.
+
+    A turn's model-request spans each carry the whole conversation so far, so the same
+    text comes back again and again: JSON attributes are masked leaf by leaf (secret-named
+    keys masked whole, as in the audit trail) and each distinct string is scanned once.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.text = lru_cache(maxsize=16384)(redactor.text)
+        self._items: dict[str, Any] = {}  # one JSON list item (a message) -> masked
+
+    def _json(self, parsed: Any) -> Any:
+        if not isinstance(parsed, list):
+            return self.value(parsed)
+        out = []
+        for item in parsed:
+            seen = _encode(item)
+            if seen not in self._items:
+                if len(self._items) > 4096:
+                    self._items.clear()
+                self._items[seen] = self.value(item)
+            out.append(self._items[seen])
+        return out
+
+    def value(self, value: Any, key: str | None = None) -> Any:
+        if key is not None and _secret_key(key) and value not in (None, "", [], {}):
+            if isinstance(value, int) and key.lower().endswith("tokens"):
+                return value  # a count of tokens, not a token
+            if not isinstance(value, bool):
+                return MASK
+        if isinstance(value, str):
+            if len(value) >= _JSON_MIN and value[:1] in "[{":
+                try:
+                    parsed = json.loads(value)
+                except ValueError:
+                    return self.text(value)
+                return _encode(self._json(parsed))
+            return self.text(value)
+        if isinstance(value, dict):
+            return {str(k): self.value(v, str(k)) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        return self.text(repr(value))
+
+
+def _clean(redactor: SpanRedactor, attrs: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in dict(attrs or {}).items():
-        if key.endswith("tokens") and isinstance(value, int) and not isinstance(value, bool):
-            out[key] = value  # token counts, not tokens: "token" in the name is no secret here
-            continue
         clean = redactor.value(value, key)
         out[key] = tuple(clean) if isinstance(clean, list) else clean
     return out
 
 
-def clean_span(span: ReadableSpan, redactor: Redactor) -> ReadableSpan:
+def clean_span(span: ReadableSpan, redactor: SpanRedactor) -> ReadableSpan:
     """A copy of ``span`` with secrets masked and, for model requests, the cost added."""
     attrs = _clean(redactor, span.attributes)
     if COST_ATTRIBUTE not in attrs:
@@ -67,7 +118,7 @@ def clean_span(span: ReadableSpan, redactor: Redactor) -> ReadableSpan:
 class RedactingExporter(SpanExporter):
     def __init__(self, inner: SpanExporter, redactor: Redactor) -> None:
         self.inner = inner
-        self.redactor = redactor
+        self.redactor = SpanRedactor(redactor)
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         return self.inner.export([clean_span(s, self.redactor) for s in spans])
