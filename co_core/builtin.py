@@ -30,8 +30,18 @@ def register_status_checks(register: Any) -> None:
 
 @hookimpl
 def register_commands(app: Any) -> None:
-    from co_core.policy.cli import register
-    from co_core.telemetry.cli import register as register_telemetry
+    from co_core import undo_commands
+    from co_core.policy import cli as policy_cli
+    from co_core.telemetry import cli as telemetry_cli
 
-    register(app)
-    register_telemetry(app)
+    policy_cli.register(app)
+    undo_commands.register_cli(app)
+    telemetry_cli.register(app)
+
+
+@hookimpl
+def register_slash_commands(register: Any) -> None:
+    from co_core import undo_commands
+
+    register("undo", undo_commands.undo_slash, help="revert the last turn's file changes")
+    register("changes", undo_commands.changes_slash, help="list this session's file changes")

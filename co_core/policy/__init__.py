@@ -8,8 +8,11 @@ scope=...)`` after a prompt. docs/policy.md describes the rules users write.
 
 from __future__ import annotations
 
-from co_core.policy.engine import Decision, KeyDecision, PolicyEngine
-from co_core.policy.rules import EFFECTS, LEVELS, Effect, Level, Rule
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from co_core.policy.engine import Decision, KeyDecision, PolicyEngine
+    from co_core.policy.rules import EFFECTS, LEVELS, Effect, Level, Rule
 
 __all__ = [
     "EFFECTS",
@@ -21,3 +24,16 @@ __all__ = [
     "PolicyEngine",
     "Rule",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: `co --help` imports co_core.policy.cli, which must not pull in the engine.
+    if name in ("Decision", "KeyDecision", "PolicyEngine"):
+        from co_core.policy import engine
+
+        return getattr(engine, name)
+    if name in ("EFFECTS", "LEVELS", "Effect", "Level", "Rule"):
+        from co_core.policy import rules
+
+        return getattr(rules, name)
+    raise AttributeError(f"module 'co_core.policy' has no attribute {name!r}")
