@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -34,6 +35,7 @@ class PluginInfo:
     error: str | None = None
     hooks: list[str] = field(default_factory=list)
     tools: list[ToolSpec] = field(default_factory=list)
+    load_ns: tuple[int, int] | None = None  # when its module was imported (for traces)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -94,7 +96,9 @@ class PluginHost:
                 info.status = "disabled"
                 continue
             try:
+                start = time.time_ns()
                 module = ep.load()
+                info.load_ns = (start, time.time_ns())
                 self.pm.register(module, name=ep.name)
             except Exception as exc:  # a broken plugin is reported, never fatal
                 self.fail(ep.name, exc, "failed to load")

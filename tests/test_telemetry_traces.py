@@ -314,3 +314,35 @@ def test_standard_otlp_variable_sends_as_well_as_sqlite(
     sent = sorted(s.name for s in receiver.spans)
     stored = sorted(r["name"] for r in spans(traced))
     assert sent == stored and "co.turn" in sent
+
+
+# -- Co's own spans ----------------------------------------------------------------------
+
+
+def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
+    from co_core.policy.engine import PolicyEngine
+
+    app = make_app({"policy": {"rules": [{"match": "shell:exec:git status", "effect": "allow"}]}})
+    telemetry.setup_tracing(app.settings)
+    with telemetry.span("co.startup"):
+        assert telemetry.record_plugin_loads(app) >= 4
+    engine = PolicyEngine.from_app(app, audit=False)
+    tool = next(t for t in app.host.tools() if t.permission.startswith("shell:exec"))
+    arg = tool.permission.split("{")[1].rstrip("}")
+    decision = engine.decide(engine.make_call(tool.name, {arg: "git status"}))
+    engine.record_answer(decision, True, scope="session")
+    telemetry.flush()
+
+    rows = spans(traced)
+    (startup,) = [r for r in rows if r["name"] == "co.startup"]
+    loads = [r for r in rows if r["name"] == "co.plugin.load"]
+    assert {r["attrs"]["co.plugin"] for r in loads} >= {"shell", "obsidian", "google", "slack"}
+    assert all(
+        r["parent_id"] == startup["id"] and r["attrs"]["co.status"] == "loaded" for r in loads
+    )
+    assert all(r["start_time"] < startup["start_time"] for r in loads)  # back-dated to the load
+    (decided,) = [r for r in rows if r["name"] == "co.policy.decision"]
+    assert decided["attrs"]["co.effect"] == decision.effect == "allow"
+    assert decided["attrs"]["co.permission"] == "shell:exec:git status"
+    (answer,) = [r for r in rows if r["name"] == "co.approval"]
+    assert answer["attrs"]["co.approved"] is True and answer["attrs"]["co.scope"] == "session"

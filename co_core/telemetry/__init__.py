@@ -17,6 +17,7 @@ __all__ = [
     "include_content",
     "instrument",
     "instrumentation_settings",
+    "record_plugin_loads",
     "setup_tracing",
     "shutdown_tracing",
     "span",
@@ -53,6 +54,12 @@ def instrumentation_settings(provider: Any = None) -> Any:
     from co_core.telemetry.setup import instrumentation_settings as _settings
 
     return _settings(provider)
+
+
+def record_plugin_loads(app_or_host: Any) -> int:
+    from co_core.telemetry.setup import record_plugin_loads as _record
+
+    return _record(app_or_host)
 
 
 def turn(session_id: str, *, model: str | None = None, prompt: str | None = None) -> Any:

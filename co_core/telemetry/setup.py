@@ -123,6 +123,34 @@ def shutdown_tracing() -> None:
         provider.shutdown()
 
 
+def record_plugin_loads(app_or_host: Any) -> int:
+    """Trace how long each plugin took to import (loading happens before tracing starts).
+
+    Spans are back-dated to the recorded load times and hang under the current span.
+    Returns how many were recorded.
+    """
+    tracer = spans._state["tracer"]
+    if tracer is None:
+        return 0
+    from opentelemetry.trace import Status, StatusCode
+
+    host = getattr(app_or_host, "host", app_or_host)
+    count = 0
+    for info in host.listed():
+        if info.load_ns is None:
+            continue
+        start, end = info.load_ns
+        attrs = spans.attributes(
+            {"plugin": info.name, "version": info.version or "", "status": info.status}
+        )
+        traced = tracer.start_span("co.plugin.load", start_time=start, attributes=attrs)
+        if info.status == "failed":
+            traced.set_status(Status(StatusCode.ERROR, info.error or "failed"))
+        traced.end(end_time=end)
+        count += 1
+    return count
+
+
 def instrumentation_settings(provider: Any = None) -> Any:
     """pydantic-ai ``InstrumentationSettings`` for the current provider (None: tracing off)."""
     provider = provider or _current["provider"]
