@@ -346,3 +346,18 @@ def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
     assert decided["attrs"]["co.permission"] == "shell:exec:git status"
     (answer,) = [r for r in rows if r["name"] == "co.approval"]
     assert answer["attrs"]["co.approved"] is True and answer["attrs"]["co.scope"] == "session"
+
+
+def test_failing_work_is_marked_failed_without_its_message_unless_content(traced: Path) -> None:
+    for content in (False, True):
+        telemetry.setup_tracing(make_app({}).settings, include_content=content)
+        with pytest.raises(RuntimeError):
+            with telemetry.span("co.index.build", notes=3):
+                raise RuntimeError(f"cannot parse {OUTPUT_MARK}")
+        telemetry.flush()
+    first, second = [r for r in spans(traced) if r["name"] == "co.index.build"]
+    assert first["status"] == second["status"] == "ERROR"
+    assert first["status_message"] == "RuntimeError"
+    assert OUTPUT_MARK not in first["events"] and "RuntimeError" in first["events"]
+    assert second["status_message"] == f"RuntimeError: cannot parse {OUTPUT_MARK}"
+    assert first["attrs"]["co.notes"] == 3

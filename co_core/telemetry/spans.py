@@ -48,7 +48,12 @@ def attribute_value(value: Any) -> Any:
 
 
 def attributes(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {(k if "." in k else f"co.{k}"): attribute_value(v) for k, v in values.items()}
+    """Co's attribute names (``co.`` unless dotted) and values; ``None`` values are left out."""
+    return {
+        (k if "." in k else f"co.{k}"): attribute_value(v)
+        for k, v in values.items()
+        if v is not None
+    }
 
 
 class _NoSpan:
@@ -94,14 +99,28 @@ class _Span:
         tracer = _state["tracer"]
         if tracer is None:  # switched off meanwhile
             return self
-        self._cm = tracer.start_as_current_span(self._name, attributes=self._attrs)
+        self._cm = tracer.start_as_current_span(
+            self._name,
+            attributes=self._attrs,
+            record_exception=False,  # recorded below: the message only with content on
+            set_status_on_exception=False,
+        )
         self._span = self._cm.__enter__()
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
-        if self._cm is not None:
-            return bool(self._cm.__exit__(*exc))
-        return False
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if self._cm is None:
+            return False
+        if exc is not None and isinstance(exc, Exception):
+            name = f"{type(exc).__module__}.{type(exc).__qualname__}".removeprefix("builtins.")
+            event = {"exception.type": name, "exception.escaped": "True"}
+            message = name
+            if _state["content"]:
+                event["exception.message"] = str(exc)
+                message = f"{name}: {exc}"
+            self._span.add_event("exception", event)
+            self.error(message)
+        return bool(self._cm.__exit__(kind, exc, tb))
 
     def set(self, **values: Any) -> None:
         if self._span is not None:
