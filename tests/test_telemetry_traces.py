@@ -361,3 +361,30 @@ def test_failing_work_is_marked_failed_without_its_message_unless_content(traced
     assert OUTPUT_MARK not in first["events"] and "RuntimeError" in first["events"]
     assert second["status_message"] == f"RuntimeError: cannot parse {OUTPUT_MARK}"
     assert first["attrs"]["co.notes"] == 3
+
+
+def test_span_redactor_masks_json_and_text_alike() -> None:
+    from co_core.redact import Redactor
+    from co_core.telemetry.redacting import SpanRedactor
+
+    r = SpanRedactor(Redactor([SETTINGS_SECRET]))
+    messages = json.dumps(
+        [
+            {"role": "user", "parts": [{"content": f"my key is {SECRET_KEY}"}]},
+            {"role": "tool", "args": {"api_key": "plain-value-123", "max_tokens": 50}},
+            {"role": "assistant", "parts": [{"content": "x" * 80}]},
+        ],
+        indent=1,
+    )
+    for _ in range(2):  # the second time from the cache
+        masked = json.loads(r.value(messages, "gen_ai.input.messages"))
+        assert masked[0]["parts"][0]["content"] == "my key is [REDACTED]"
+        assert masked[1]["args"] == {"api_key": "[REDACTED]", "max_tokens": 50}
+        assert masked[2]["parts"][0]["content"] == "x" * 80
+    log = "[INFO] connecting with password=swordfish-12 to " + SETTINGS_SECRET + " " * 40
+    assert (
+        r.value(log, "co.output")
+        == "[INFO] connecting with password=[REDACTED] to [REDACTED]" + " " * 40
+    )
+    assert r.value({"token": "abc"}, "co.x") == {"token": "[REDACTED]"}
+    assert r.value(12, "gen_ai.usage.input_tokens") == 12

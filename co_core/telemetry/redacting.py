@@ -22,6 +22,13 @@ COST_ATTRIBUTE = "co.cost_usd"
 _JSON_MIN = 64  # shorter JSON text is cheap enough to scan as text
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 _secret_key = lru_cache(maxsize=4096)(is_secret_key)
+_decoder = json.JSONDecoder()
+
+
+def _skip(text: str, i: int) -> int:
+    while text[i] in " \t\r\n":
+        i += 1
+    return i
 
 
 class SpanRedactor:
@@ -37,18 +44,29 @@ class SpanRedactor:
         self.text = lru_cache(maxsize=16384)(redactor.text)
         self._items: dict[str, Any] = {}  # one JSON list item (a message) -> masked
 
-    def _json(self, parsed: Any) -> Any:
-        if not isinstance(parsed, list):
-            return self.value(parsed)
-        out = []
-        for item in parsed:
-            seen = _encode(item)
-            if seen not in self._items:
+    def _json(self, text: str) -> str:
+        """Mask JSON text leaf by leaf; a list's items (messages) are each masked once."""
+        if text[0] != "[":
+            return _encode(self.value(json.loads(text)))
+        out: list[str] = []
+        i = _skip(text, 1)
+        while text[i] != "]":
+            item, end = _decoder.raw_decode(text, i)
+            raw = text[i:end]
+            masked = self._items.get(raw)
+            if masked is None:
                 if len(self._items) > 4096:
                     self._items.clear()
-                self._items[seen] = self.value(item)
-            out.append(self._items[seen])
-        return out
+                masked = self._items[raw] = _encode(self.value(item))
+            out.append(masked)
+            i = _skip(text, end)
+            if text[i] == ",":
+                i = _skip(text, i + 1)
+            elif text[i] != "]":
+                raise ValueError("not a JSON list")
+        if text[i + 1 :].strip():
+            raise ValueError("text after the JSON list")
+        return "[" + ",".join(out) + "]"
 
     def value(self, value: Any, key: str | None = None) -> Any:
         if key is not None and _secret_key(key) and value not in (None, "", [], {}):
@@ -59,10 +77,9 @@ class SpanRedactor:
         if isinstance(value, str):
             if len(value) >= _JSON_MIN and value[:1] in "[{":
                 try:
-                    parsed = json.loads(value)
-                except ValueError:
+                    return self._json(value)
+                except (ValueError, IndexError):
                     return self.text(value)
-                return _encode(self._json(parsed))
             return self.text(value)
         if isinstance(value, dict):
             return {str(k): self.value(v, str(k)) for k, v in value.items()}
