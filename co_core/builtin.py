@@ -22,10 +22,12 @@ def register_settings(register: Any) -> None:
 def register_status_checks(register: Any) -> None:
     from co_core import core_checks
     from co_core.policy.status import policy_check
+    from co_core.telemetry.status import traces_check
 
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
     register("policy", policy_check)
+    register("traces", traces_check)
 
 
 @hookimpl

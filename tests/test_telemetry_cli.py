@@ -178,3 +178,18 @@ def test_logs_without_datasette_says_how_to_install_it(db: Path) -> None:
     assert result.returncode == 1
     assert "pip install 'co-core[logs]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def _traces_status(env: dict[str, str] | None = None) -> dict[str, Any]:
+    result = run_co("status", "--json", env=env)
+    return next(r for r in json.loads(result.stdout) if r["name"] == "traces")
+
+
+def test_status_says_where_traces_go(db: Path) -> None:
+    assert _traces_status()["detail"] == f"{db} (not created yet); content off"
+    scripted_turns(1)
+    row = _traces_status({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})
+    assert row["state"] == "ok"
+    assert row["detail"] == f"{db} (7 spans) + OTLP http://collector:4318/v1/traces; content off"
+    off = _traces_status({"CO_TELEMETRY": "false"})
+    assert off["state"] == "off"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 from co_core import paths
 from co_core.settings import SectionModel, setting
@@ -39,3 +41,34 @@ class TelemetrySettings(SectionModel):
         if self.sqlite_path:
             return Path(self.sqlite_path).expanduser()
         return paths.data_dir() / "traces.db"
+
+
+OTLP_ENV = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+def telemetry_section(settings: Any) -> TelemetrySettings:
+    """The telemetry section from Co's Settings (or the section itself, or defaults)."""
+    if isinstance(settings, TelemetrySettings):
+        return settings
+    if settings is None:
+        return TelemetrySettings()
+    try:
+        return settings.section("telemetry")
+    except KeyError:
+        return TelemetrySettings()
+
+
+def otlp_target(tele: TelemetrySettings) -> str | None:
+    """Where OTLP export goes, or None when it is off."""
+    if tele.otlp_endpoint:
+        return tele.otlp_endpoint.rstrip("/") + "/v1/traces"
+    for name in OTLP_ENV:
+        if os.environ.get(name):
+            return (
+                os.environ[name]
+                if "TRACES" in name
+                else os.environ[name].rstrip("/") + "/v1/traces"
+            )
+    if tele.otlp:
+        return "http://localhost:4318/v1/traces"
+    return None

@@ -10,27 +10,13 @@ import sys
 from typing import Any
 
 from co_core.telemetry import spans
-from co_core.telemetry.settings import TelemetrySettings
+from co_core.telemetry.settings import TelemetrySettings, otlp_target, telemetry_section
 
 _current: dict[str, Any] = {"provider": None}
 
-OTLP_ENV = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-
 
 def telemetry_settings(settings: Any) -> TelemetrySettings:
-    """The telemetry section from Co's Settings (or the section itself, or defaults)."""
-    if isinstance(settings, TelemetrySettings):
-        return settings
-    if settings is None:
-        return TelemetrySettings()
-    try:
-        return settings.section("telemetry")
-    except KeyError:
-        return TelemetrySettings()
-
-
-def otlp_wanted(tele: TelemetrySettings) -> bool:
-    return bool(tele.otlp or tele.otlp_endpoint or any(os.environ.get(v) for v in OTLP_ENV))
+    return telemetry_section(settings)
 
 
 def _otlp_exporter(tele: TelemetrySettings) -> Any:
@@ -76,7 +62,7 @@ def setup_tracing(
             exporters.append(SQLiteSpanExporter(tele.database()))
         except Exception as exc:
             _warn(f"traces not saved: cannot open {tele.database()}: {exc}")
-    if otlp_wanted(tele):
+    if otlp_target(tele):
         try:
             exporters.append(_otlp_exporter(tele))
         except Exception as exc:
