@@ -190,6 +190,7 @@ def test_status_says_where_traces_go(db: Path) -> None:
     scripted_turns(1)
     row = _traces_status({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})
     assert row["state"] == "ok"
+    # one turn: co.turn, the run, 3 model requests, 2 tool calls
     assert row["detail"] == f"{db} (7 spans) + OTLP http://collector:4318/v1/traces; content off"
     off = _traces_status({"CO_TELEMETRY": "false"})
     assert off["state"] == "off"
