@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -32,7 +33,9 @@ def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 
 def scripted_turns(count: int = 1) -> None:
-    telemetry.setup_tracing(make_app({}).settings)
+    app = make_app({})
+    telemetry.setup_tracing(app.settings)
+    telemetry.record_plugin_loads(app)  # a co.startup root: not a turn
     agent = Agent(FunctionModel(_script, model_name="scripted"), name="co")
 
     @agent.tool_plain
@@ -64,6 +67,7 @@ def test_traces_shows_last_turns_as_trees(db: Path) -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.count("co.turn") == 2  # -n 2 of the 3 turns
+    assert "co.startup" not in out and "co.plugin.load" not in out
     assert "invoke_agent co" in out and "chat scripted" in out
     assert "execute_tool search_notes" in out
     line = next(x for x in out.splitlines() if "execute_tool search_notes" in x)
@@ -190,7 +194,10 @@ def test_status_says_where_traces_go(db: Path) -> None:
     scripted_turns(1)
     row = _traces_status({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})
     assert row["state"] == "ok"
-    # one turn: co.turn, the run, 3 model requests, 2 tool calls
-    assert row["detail"] == f"{db} (7 spans) + OTLP http://collector:4318/v1/traces; content off"
+    count = sqlite3.connect(db).execute("SELECT count(*) FROM spans").fetchone()[0]
+    assert count >= 7  # a turn: co.turn, the run, 3 model requests, 2 tool calls
+    assert (
+        row["detail"] == f"{db} ({count} spans) + OTLP http://collector:4318/v1/traces; content off"
+    )
     off = _traces_status({"CO_TELEMETRY": "false"})
     assert off["state"] == "off"

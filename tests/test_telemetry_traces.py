@@ -319,13 +319,16 @@ def test_standard_otlp_variable_sends_as_well_as_sqlite(
 # -- Co's own spans ----------------------------------------------------------------------
 
 
+def decided_start(rows: list[dict[str, Any]]) -> str:
+    return next(r["start_time"] for r in rows if r["name"] == "co.policy.decision")
+
+
 def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
     from co_core.policy.engine import PolicyEngine
 
     app = make_app({"policy": {"rules": [{"match": "shell:exec:git status", "effect": "allow"}]}})
     telemetry.setup_tracing(app.settings)
-    with telemetry.span("co.startup"):
-        assert telemetry.record_plugin_loads(app) >= 4
+    assert telemetry.record_plugin_loads(app) >= 4
     engine = PolicyEngine.from_app(app, audit=False)
     tool = next(t for t in app.host.tools() if t.permission.startswith("shell:exec"))
     arg = tool.permission.split("{")[1].rstrip("}")
@@ -340,7 +343,12 @@ def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
     assert all(
         r["parent_id"] == startup["id"] and r["attrs"]["co.status"] == "loaded" for r in loads
     )
-    assert all(r["start_time"] < startup["start_time"] for r in loads)  # back-dated to the load
+    assert startup["parent_id"] is None and startup["attrs"]["co.plugins"] == len(loads)
+    assert all(
+        startup["start_time"] <= r["start_time"] <= r["end_time"] <= startup["end_time"]
+        for r in loads
+    )
+    assert startup["end_time"] < decided_start(rows)  # back-dated: loading came first
     (decided,) = [r for r in rows if r["name"] == "co.policy.decision"]
     assert decided["attrs"]["co.effect"] == decision.effect == "allow"
     assert decided["attrs"]["co.permission"] == "shell:exec:git status"

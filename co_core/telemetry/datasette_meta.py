@@ -28,7 +28,7 @@ SELECT t.start_time, t.name, round(t.duration_ms, 1) AS duration_ms,
      WHERE c.trace_id = t.trace_id) AS cost_usd,
   t.status, t.trace_id
 FROM spans t
-WHERE t.parent_id IS NULL
+WHERE t.parent_id IS NULL AND t.name != 'co.startup'
 ORDER BY t.start_time DESC
 LIMIT 100
 """

@@ -112,29 +112,36 @@ def shutdown_tracing() -> None:
 def record_plugin_loads(app_or_host: Any) -> int:
     """Trace how long each plugin took to import (loading happens before tracing starts).
 
-    Spans are back-dated to the recorded load times and hang under the current span.
-    Returns how many were recorded.
+    One ``co.startup`` span covers the loads, with a ``co.plugin.load`` span per plugin,
+    back-dated to the recorded times. Returns how many plugins were recorded.
     """
     tracer = spans._state["tracer"]
     if tracer is None:
         return 0
-    from opentelemetry.trace import Status, StatusCode
+    from opentelemetry.trace import Status, StatusCode, set_span_in_context
 
     host = getattr(app_or_host, "host", app_or_host)
-    count = 0
-    for info in host.listed():
-        if info.load_ns is None:
-            continue
-        start, end = info.load_ns
+    loaded = [info for info in host.listed() if info.load_ns is not None]
+    if not loaded:
+        return 0
+    start = min(info.load_ns[0] for info in loaded)
+    end = max(info.load_ns[1] for info in loaded)
+    startup = tracer.start_span(
+        "co.startup", start_time=start, attributes=spans.attributes({"plugins": len(loaded)})
+    )
+    context = set_span_in_context(startup)
+    for info in loaded:
         attrs = spans.attributes(
             {"plugin": info.name, "version": info.version or "", "status": info.status}
         )
-        traced = tracer.start_span("co.plugin.load", start_time=start, attributes=attrs)
+        traced = tracer.start_span(
+            "co.plugin.load", context=context, start_time=info.load_ns[0], attributes=attrs
+        )
         if info.status == "failed":
             traced.set_status(Status(StatusCode.ERROR, info.error or "failed"))
-        traced.end(end_time=end)
-        count += 1
-    return count
+        traced.end(end_time=info.load_ns[1])
+    startup.end(end_time=end)
+    return len(loaded)
 
 
 def instrumentation_settings(provider: Any = None) -> Any:

@@ -39,7 +39,9 @@ def last_turns(path: Path, n: int) -> list[Node]:
     conn = store.connect(path, readonly=True)
     try:
         roots = conn.execute(
-            "SELECT * FROM spans WHERE parent_id IS NULL ORDER BY start_time DESC LIMIT ?", (n,)
+            "SELECT * FROM spans WHERE parent_id IS NULL AND name != 'co.startup' "
+            "ORDER BY start_time DESC LIMIT ?",
+            (n,),
         ).fetchall()
         turns = []
         for root in reversed(roots):
