@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 LOCAL_PROVIDERS = frozenset(
-    {"ollama", "local", "llama.cpp", "llamacpp", "lmstudio", "function", "test", "local-llama"}
+    {"ollama", "local", "llama.cpp", "llamacpp", "llama-cpp", "lmstudio", "function", "test"}
 )
 _PRICE_PROVIDERS = {
     "gemini": "google",
@@ -45,8 +45,8 @@ def split_model(model: str | None) -> tuple[str | None, str]:
     """``"ollama:qwen3:4b"`` -> ``("ollama", "qwen3:4b")``; ``"local"`` -> ``("local", "local")``."""
     if not model:
         return None, ""
-    if model == "local":
-        return "local", "local"
+    if model == "local" or model.startswith("local "):  # "local (SmolLM2-135M.gguf)"
+        return "local", model
     provider, sep, name = model.partition(":")
     return (provider, name) if sep else (None, model)
 

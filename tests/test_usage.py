@@ -64,6 +64,8 @@ def test_servers_on_this_machine_are_local() -> None:
         found = price(RunUsage(input_tokens=10), "openai-compatible:qwen", base_url=url)
         assert found.local and found.cost == 0
     assert price(RunUsage(input_tokens=10), "local").local
+    assert price(RunUsage(input_tokens=10), "local (SmolLM2-135M-Instruct.gguf)").local
+    assert price(RunUsage(input_tokens=10), "big-model", provider="llama-cpp").local
 
 
 def test_session_totals_line_and_cost_text() -> None:
