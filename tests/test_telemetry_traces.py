@@ -396,3 +396,26 @@ def test_span_redactor_masks_json_and_text_alike() -> None:
     )
     assert r.value({"token": "abc"}, "co.x") == {"token": "[REDACTED]"}
     assert r.value(12, "gen_ai.usage.input_tokens") == 12
+
+
+def test_collector_down_is_one_warning_and_sqlite_still_written(
+    traced: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: connections are refused
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+    for _ in range(2):
+        result = run_turn(make_app({}).settings)
+        assert result.output == "All done."
+    err = capsys.readouterr().err
+    warning = (
+        "co: warning: traces could not be sent to the OpenTelemetry collector at "
+        f"http://127.0.0.1:{port}/v1/traces"
+    )
+    assert err.splitlines() == [warning, warning]  # once per session (setup_tracing), not per batch
+    assert "Traceback" not in err and "Transient error" not in err
+    assert sum(r["name"] == "co.turn" for r in spans(traced)) == 2

@@ -21,9 +21,9 @@ def safe(value: Any) -> str:
 
 def _database() -> Path:
     from co_core.cli import current
-    from co_core.telemetry.setup import telemetry_settings
+    from co_core.telemetry.settings import telemetry_section
 
-    return telemetry_settings(current().settings).database()
+    return telemetry_section(current().settings).database()
 
 
 def _fail(message: str) -> typer.Exit:

@@ -8,7 +8,7 @@ on the batch processor's worker thread, not the thread running the turn.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -139,6 +139,32 @@ class RedactingExporter(SpanExporter):
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         return self.inner.export([clean_span(s, self.redactor) for s in spans])
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+
+class ReportingExporter(SpanExporter):
+    """Wraps the OTLP exporter: a collector that is down is one warning line, not a log storm."""
+
+    def __init__(self, inner: SpanExporter, target: str, warn: Callable[[str], None]) -> None:
+        self.inner = inner
+        self.target = target
+        self.warn = warn
+        self.warned = False
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        try:
+            result = self.inner.export(spans)
+        except Exception:
+            result = SpanExportResult.FAILURE
+        if result != SpanExportResult.SUCCESS and not self.warned:
+            self.warned = True
+            self.warn(f"traces could not be sent to the OpenTelemetry collector at {self.target}")
+        return result
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self.inner.force_flush(timeout_millis)

@@ -19,12 +19,25 @@ def telemetry_settings(settings: Any) -> TelemetrySettings:
     return telemetry_section(settings)
 
 
-def _otlp_exporter(tele: TelemetrySettings) -> Any:
+def _otlp_exporter(tele: TelemetrySettings, target: str) -> Any:
+    import logging
+
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
+    from co_core.telemetry.redacting import ReportingExporter
+
+    # the exporter logs every retry; Co says it once (see ReportingExporter)
+    logging.getLogger("opentelemetry.exporter.otlp").setLevel(logging.CRITICAL)
+    options: dict[str, Any] = {}
+    if not any(os.environ.get(v) for v in _TIMEOUT_ENV):
+        options["timeout"] = 5  # seconds; a collector that is down must not hold up exit long
     if tele.otlp_endpoint:
-        return OTLPSpanExporter(endpoint=tele.otlp_endpoint.rstrip("/") + "/v1/traces")
-    return OTLPSpanExporter()  # OTEL_EXPORTER_OTLP_* variables, default localhost:4318
+        options["endpoint"] = target
+    inner = OTLPSpanExporter(**options)  # otherwise OTEL_EXPORTER_OTLP_* (default localhost:4318)
+    return ReportingExporter(inner, target, _warn)
+
+
+_TIMEOUT_ENV = ("OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
 
 
 def _warn(message: str) -> None:
@@ -62,9 +75,10 @@ def setup_tracing(
             exporters.append(SQLiteSpanExporter(tele.database()))
         except Exception as exc:
             _warn(f"traces not saved: cannot open {tele.database()}: {exc}")
-    if otlp_target(tele):
+    target = otlp_target(tele)
+    if target:
         try:
-            exporters.append(_otlp_exporter(tele))
+            exporters.append(_otlp_exporter(tele, target))
         except Exception as exc:
             _warn(f"traces not sent to the OpenTelemetry collector: {exc}")
     if not exporters:
