@@ -89,19 +89,34 @@ class Redactor:
 
 
 def settings_secrets(settings: Any) -> list[str]:
-    """Literal secret values held in settings: SecretStr fields and secret-sounding keys."""
-    from pydantic import SecretStr
-
+    """Literal secret values held in settings: SecretStr fields and secret-sounding keys,
+    also inside nested models and mappings (e.g. an MCP server's env and headers)."""
     found: list[str] = []
     try:
         sections = settings.all_sections()
     except AttributeError:
         return found
     for model in sections.values():
-        for name in type(model).model_fields:
-            value = getattr(model, name, None)
-            if isinstance(value, SecretStr):
-                found.append(value.get_secret_value())
-            elif isinstance(value, str) and is_secret_key(name):
-                found.append(value)
+        _collect(model, "", found)
     return [f for f in found if f]
+
+
+def _collect(value: Any, name: str, found: list[str]) -> None:
+    from pydantic import BaseModel, SecretStr
+
+    if isinstance(value, SecretStr):
+        found.append(value.get_secret_value())
+    elif isinstance(value, str):
+        if name and is_secret_key(name):
+            found.append(value)
+    elif isinstance(value, BaseModel):
+        for key in type(value).model_fields:
+            _collect(getattr(value, key, None), key, found)
+        for key, item in (value.__pydantic_extra__ or {}).items():
+            _collect(item, str(key), found)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _collect(item, str(key), found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect(item, name, found)

@@ -305,6 +305,16 @@ def load_settings(
     return Settings(core, sections, sources, paths.settings_file(), project_file, notices)  # type: ignore[arg-type]
 
 
+def current_settings(cwd: Path | None = None) -> Settings:
+    """Every plugin's validated settings, as ``co`` sees them (for a plugin's CLI commands).
+
+    Raises SettingsError naming the file and key when a value is bad.
+    """
+    from co_core.app import load_app
+
+    return load_app(cwd).settings
+
+
 def set_value(
     dotted: str, value: str | None, section_models: Mapping[str, type[SectionModel]]
 ) -> Any:

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("pydantic_ai", "googleapiclient", "slack_sdk", "docker", "opentelemetry.sdk", "llama_cpp")
+HEAVY = (
+    "pydantic_ai",
+    "mcp",
+    "fastmcp",
+    "googleapiclient",
+    "slack_sdk",
+    "docker",
+    "opentelemetry.sdk",
+    "llama_cpp",
+)
 # Printing help or the version needs no settings at all, so not even pydantic.
 HELP_HEAVY = (*HEAVY, "pydantic", "rich.markdown", "sqlite3", "bashlex")
 

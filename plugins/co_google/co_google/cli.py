@@ -13,9 +13,9 @@ google_app = typer.Typer(
 
 
 def _settings():  # type: ignore[no-untyped-def]
-    from co_core.app import load_app
+    from co_core.settings import current_settings
 
-    return load_app().settings
+    return current_settings()
 
 
 @google_app.command("login")

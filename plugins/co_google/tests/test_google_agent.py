@@ -31,9 +31,9 @@ DRAFT_ARGS = {"to": "carol@example.com", "subject": "Minutes", "body": "Attached
 
 
 def google_specs() -> dict[str, Any]:
-    from co_core.app import load_app
+    from co_core.testing import make_app
 
-    return {spec.name: spec for spec in load_app().host.tools() if spec.plugin == "google"}
+    return {spec.name: spec for spec in make_app().host.tools() if spec.plugin == "google"}
 
 
 def agent_with(script, specs) -> Agent:

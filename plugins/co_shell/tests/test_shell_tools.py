@@ -241,9 +241,9 @@ def test_undo_reverts_write_edit_and_shell_changes(
     # an attacker plants a symlink where a restored file goes
     (workspace / "notes.txt").symlink_to(outside / "secret.txt")
 
-    from co_core.undo_commands import undo_slash
+    from co_core.testing import make_app, run_slash
 
-    message = undo_slash("", deps)
+    message = run_slash(make_app(), "/undo", deps)
     assert "Undid turn" in message
     assert (workspace / "notes.txt").read_text() == "original\n"
     assert not (workspace / "notes.txt").is_symlink()
