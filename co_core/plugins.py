@@ -11,6 +11,7 @@ import functools
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -36,6 +37,7 @@ class PluginInfo:
     error: str | None = None
     hooks: list[str] = field(default_factory=list)
     tools: list[ToolSpec] = field(default_factory=list)
+    load_ns: tuple[int, int] | None = None  # when its module was imported (for traces)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -181,7 +183,9 @@ class PluginHost:
                 continue
             try:
                 check_requirement(getattr(ep, "dist", None))
+                start = time.time_ns()
                 module = ep.load()
+                info.load_ns = (start, time.time_ns())
                 check_version(module)
                 self.pm.register(module, name=ep.name)
             except Incompatible as exc:

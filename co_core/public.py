@@ -22,6 +22,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "co_core.settings",
     "co_core.snapshots",
     "co_core.status",
+    "co_core.telemetry",
     "co_core.testing",
     "co_core.tools",
 )

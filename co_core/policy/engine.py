@@ -258,9 +258,13 @@ class PolicyEngine:
 
     def decide(self, call: ToolCall, *, call_id: str | None = None) -> Decision:
         """Decide one call, record it in the audit trail, and return the decision."""
-        decision = self._decide(call)
-        if self.headless and decision.needs_approval:
-            decision = self._headless(decision)
+        from co_core.telemetry import span
+
+        with span("co.policy.decision", tool=call.tool, plugin=call.plugin) as traced:
+            decision = self._decide(call)
+            if self.headless and decision.needs_approval:
+                decision = self._headless(decision)
+            traced.set(permission=decision.key, effect=decision.effect, source=decision.source)
         if self.audit is not None:
             self.audit.write(
                 "decision",
@@ -418,7 +422,12 @@ class PolicyEngine:
         for this project. An ``ask_once`` decision is remembered even when answered "once":
         a yes for the project, a no for the session.
         """
+        from co_core.telemetry import span
+
         keys = decision.pending or (decision.key,)
+        with span("co.approval", tool=decision.tool, permission=decision.key, scope=scope,
+                  approved=approved):  # fmt: skip
+            pass
         if approved and (scope == "project" or decision.effect == "ask_once"):
             for key in keys:
                 self.grant_project(key, tool=decision.tool)
