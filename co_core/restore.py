@@ -26,6 +26,7 @@ from co_core.changes import (
     load_turns,
     mark_undone,
 )
+from co_core.paths import SymlinkInPath, open_dir_nofollow
 
 
 class RestoreRefused(Exception):
@@ -33,27 +34,10 @@ class RestoreRefused(Exception):
 
 
 def _open_dir(path: Path, create: bool) -> int:
-    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
-    walked = Path("/")
     try:
-        for part in path.parts[1:]:
-            walked = walked / part
-            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-            try:
-                nfd = os.open(part, flags, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                os.mkdir(part, 0o755, dir_fd=fd)
-                nfd = os.open(part, flags, dir_fd=fd)
-            except OSError as exc:
-                raise RestoreRefused(f"{walked} is now a symlink or not a folder") from exc
-            os.close(fd)
-            fd = nfd
-        return fd
-    except BaseException:
-        os.close(fd)
-        raise
+        return open_dir_nofollow(Path("/"), path.parts[1:], create=create)
+    except SymlinkInPath as exc:
+        raise RestoreRefused(f"{exc.walked} is now a symlink or not a folder") from exc
 
 
 def _kind_at(fd: int, name: str) -> str:

@@ -14,6 +14,8 @@ import secrets
 import stat
 from pathlib import Path
 
+from co_core.paths import SymlinkInPath, open_dir_nofollow
+
 PROTECTED = (".git", ".co")
 SANDBOX_ROOT = "/workspace"
 
@@ -50,25 +52,10 @@ def relative(workspace: Path, real: Path) -> str:
 
 def _walk(root: Path, parts: tuple[str, ...], create: bool) -> int:
     """An fd for ``root/parts``, refusing any symlink on the way."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for part in parts:
-            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-            try:
-                nfd = os.open(part, flags, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                os.mkdir(part, 0o755, dir_fd=fd)
-                nfd = os.open(part, flags, dir_fd=fd)
-            except OSError as exc:
-                raise PathRefused(f"{part!r} changed into a symlink or a file; refused") from exc
-            os.close(fd)
-            fd = nfd
-        return fd
-    except BaseException:
-        os.close(fd)
-        raise
+        return open_dir_nofollow(root, parts, create=create)
+    except SymlinkInPath as exc:
+        raise PathRefused(f"{exc.walked.name!r} changed into a symlink or a file; refused") from exc
 
 
 def read_bytes(workspace: Path, real: Path) -> bytes:
