@@ -15,7 +15,7 @@ from co_core.status import CheckResult, fail, off, ok, warn
 from co_core.tools import Risk, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
-    from co_core.settings import SectionModel, Settings, setting
+    from co_core.settings import SectionModel, Settings, current_settings, setting
 
 __all__ = [
     "HOOKSPEC_VERSION",
@@ -28,6 +28,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "ToolSpec",
+    "current_settings",
     "fail",
     "hookimpl",
     "off",
@@ -40,6 +41,7 @@ _LAZY = {
     "SectionModel": "co_core.settings",
     "Settings": "co_core.settings",
     "setting": "co_core.settings",
+    "current_settings": "co_core.settings",
 }
 
 

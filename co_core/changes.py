@@ -1,37 +1,317 @@
 """The change record behind ``/undo``: every tool that writes a file calls ``before_write`` first.
 
-The previous state of the file (its bytes, or its absence) is kept per session and turn,
-so the last turn's file changes can be reverted whichever plugin made them.
-(Minimal version; co-shell's issue extends it with persistence, listings and diffs.)
+The previous state of a path (its bytes, a symlink's target, a directory, or its absence)
+is kept per session and turn in SQLite in the data dir, so a turn's file changes can be
+listed with diffs and reverted later, whichever plugin made them, even after Co exits.
+Shell commands are covered by comparing cheap snapshots taken before and after them
+(``co_core.snapshots``). Restoring goes through ``co_core.restore``, which never follows
+a symlink.
 """
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from co_core.errors import CoError
+
+# kinds of state a path can be in
+ABSENT, FILE, SYMLINK, DIR, UNKNOWN = "absent", "file", "symlink", "dir", "unknown"
+MAX_KEPT_BYTES = 16 * 1024 * 1024  # a tool writing a bigger file keeps no undo copy
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS changes (
+    id INTEGER PRIMARY KEY,
+    session TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    data BLOB,
+    mode INTEGER,
+    after_kind TEXT,
+    after_data BLOB,
+    source TEXT NOT NULL DEFAULT 'tool',
+    at REAL NOT NULL,
+    UNIQUE (session, turn, path)
+);
+CREATE TABLE IF NOT EXISTS turns (
+    session TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    note TEXT NOT NULL DEFAULT '',
+    undone INTEGER NOT NULL DEFAULT 0,
+    at REAL NOT NULL,
+    PRIMARY KEY (session, turn)
+);
+"""
+
+
+class UndoError(CoError):
+    """Nothing to undo, or the chosen turn does not exist."""
+
+
+@dataclass
+class State:
+    """How a path looked: ``kind`` plus the bytes (file) or target (symlink)."""
+
+    kind: str
+    data: bytes | None = None
+    mode: int | None = None
+
+    @classmethod
+    def of(cls, path: Path, keep_limit: int = MAX_KEPT_BYTES) -> State:
+        """Read a path's state without following a final symlink."""
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return cls(ABSENT)
+        except OSError:
+            return cls(UNKNOWN)
+        if stat.S_ISLNK(info.st_mode):
+            return cls(SYMLINK, os.fsencode(os.readlink(path)))
+        if stat.S_ISDIR(info.st_mode):
+            return cls(DIR, None, stat.S_IMODE(info.st_mode))
+        if stat.S_ISREG(info.st_mode) and info.st_size <= keep_limit:
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            except OSError:
+                return cls(UNKNOWN)
+            with os.fdopen(fd, "rb") as handle:
+                return cls(FILE, handle.read(), stat.S_IMODE(info.st_mode))
+        return cls(UNKNOWN, None, stat.S_IMODE(info.st_mode))
 
 
 @dataclass
 class Change:
+    """One path as it was before a turn changed it (and, once known, after)."""
+
+    session: str
     turn: int
     path: Path
-    before: bytes | None  # None: the file did not exist
+    before: State
+    after: State | None = None
+    source: str = "tool"
+
+    @property
+    def restorable(self) -> bool:
+        return self.before.kind != UNKNOWN
+
+
+@dataclass
+class Turn:
+    session: str
+    turn: int
+    note: str
+    undone: bool
+    at: float
+    changes: list[Change] = field(default_factory=list)
+
+
+def default_db() -> Path:
+    from co_core import paths
+
+    return paths.ensure(paths.data_dir()) / "changes.sqlite3"
+
+
+def _normal(path: Path) -> Path:
+    """Absolute path with the parent's symlinks resolved; the last part is kept as is."""
+    path = Path(os.path.abspath(path))
+    return Path(os.path.realpath(path.parent)) / path.name
 
 
 @dataclass
 class ChangeRecord:
+    """Per-session record of file changes; persists on every write so a crash loses nothing."""
+
     session_id: str
     turn: int = 0
-    changes: list[Change] = field(default_factory=list)
+    db_path: Path | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _synced: bool = field(default=False, repr=False)
+    _dirty: bool = field(default=False, repr=False)  # the current turn recorded something
+    _note: str = field(default="", repr=False)
 
-    def next_turn(self) -> int:
-        self.turn += 1
-        return self.turn
+    # -- storage -------------------------------------------------------------------------
 
-    def before_write(self, path: Path) -> None:
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        if self.db_path is None:
+            self.db_path = default_db()
+        conn = sqlite3.connect(self.db_path, timeout=10)
+        try:
+            conn.executescript(SCHEMA)
+            with conn:
+                yield conn
+        finally:
+            conn.close()
+        try:
+            os.chmod(self.db_path, 0o600)
+        except OSError:
+            pass
+
+    def _sync(self, conn: sqlite3.Connection) -> None:
+        """A resumed session continues after its last stored turn (nothing is lost renumbering:
+        turns of this process before its first write changed nothing)."""
+        if not self._synced:
+            row = conn.execute(
+                "SELECT MAX(turn) FROM turns WHERE session = ?", (self.session_id,)
+            ).fetchone()
+            if row[0] is not None and row[0] >= self.turn:
+                self.turn = row[0] + 1
+            self._synced = True
+
+    def _ensure_turn(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO turns (session, turn, note, at) VALUES (?, ?, ?, ?)",
+            (self.session_id, self.turn, self._note, time.time()),
+        )
+
+    # -- recording -----------------------------------------------------------------------
+
+    @property
+    def changes(self) -> list[Change]:
+        """This session's changes, oldest first."""
+        return [c for t in self.turns() for c in t.changes]
+
+    def next_turn(self, note: str = "") -> int:
+        """Start a new turn (the agent calls this per user message); returns its number.
+
+        Touches the database only if the turn that ends changed something.
+        """
+        with self._lock:
+            if self._dirty:
+                with self._db() as conn:
+                    self._close_turn(conn)
+            self._dirty = False
+            self.turn += 1
+            self._note = note
+            return self.turn
+
+    def _close_turn(self, conn: sqlite3.Connection) -> None:
+        """Remember how the current turn left its files, for diffs after later turns."""
+        rows = conn.execute(
+            "SELECT id, path FROM changes WHERE session = ? AND turn = ? AND after_kind IS NULL",
+            (self.session_id, self.turn),
+        ).fetchall()
+        for row_id, path in rows:
+            after = State.of(Path(path))
+            conn.execute(
+                "UPDATE changes SET after_kind = ?, after_data = ? WHERE id = ?",
+                (after.kind, after.data, row_id),
+            )
+
+    def before_write(self, path: Path, *, source: str = "tool") -> None:
         """Remember how ``path`` looks now, once per turn, before a tool changes it."""
-        path = Path(path)
-        if any(c.turn == self.turn and c.path == path for c in self.changes):
-            return
-        before = path.read_bytes() if path.is_file() and not path.is_symlink() else None
-        self.changes.append(Change(self.turn, path, before))
+        self.record(_normal(Path(path)), State.of(_normal(Path(path))), source=source)
+
+    def record(self, path: Path, before: State, *, source: str = "tool") -> None:
+        """Store a known previous state (the shell snapshot uses this); first one wins."""
+        with self._lock, self._db() as conn:
+            self._sync(conn)
+            self._ensure_turn(conn)
+            conn.execute(
+                "INSERT OR IGNORE INTO changes (session, turn, path, kind, data, mode, source, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self.session_id,
+                    self.turn,
+                    str(path),
+                    before.kind,
+                    before.data,
+                    before.mode,
+                    source,
+                    time.time(),
+                ),
+            )
+            self._dirty = True
+
+    # -- reading -------------------------------------------------------------------------
+
+    def turns(self, *, with_changes: bool = True) -> list[Turn]:
+        return load_turns(self.session_id, self.db_path or default_db(), with_changes)
+
+    def undo(self, turn: int | None = None, *, force: bool = False) -> UndoReport:
+        """Revert one turn (default: the last one with changes not undone yet)."""
+        from co_core.restore import undo_turn
+
+        return undo_turn(self, turn, force=force)
+
+
+@dataclass
+class UndoReport:
+    turn: int
+    restored: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        lines = [f"Undid turn {self.turn}: {len(self.restored)} path(s) restored."]
+        lines += [f"  restored {p}" for p in self.restored]
+        lines += [f"  not restored: {p}" for p in self.skipped]
+        return "\n".join(lines)
+
+
+def _state(kind: str, data: bytes | None, mode: int | None = None) -> State:
+    return State(kind, data, mode)
+
+
+def load_turns(session: str, db: Path, with_changes: bool = True) -> list[Turn]:
+    """Turns of a session that changed something (or undid something), oldest first."""
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(db, timeout=10)
+    try:
+        conn.executescript(SCHEMA)
+        turns = {
+            row[0]: Turn(session, row[0], row[1], bool(row[2]), row[3])
+            for row in conn.execute(
+                "SELECT turn, note, undone, at FROM turns WHERE session = ? ORDER BY turn",
+                (session,),
+            )
+        }
+        if with_changes:
+            for row in conn.execute(
+                "SELECT turn, path, kind, data, mode, after_kind, after_data, source"
+                " FROM changes WHERE session = ? ORDER BY id",
+                (session,),
+            ):
+                after = _state(row[5], row[6]) if row[5] else None
+                change = Change(
+                    session, row[0], Path(row[1]), _state(row[2], row[3], row[4]), after, row[7]
+                )
+                turns[row[0]].changes.append(change)
+    finally:
+        conn.close()
+    return [t for t in turns.values() if t.changes or not with_changes]
+
+
+def mark_undone(record: ChangeRecord, turn: int) -> None:
+    with record._db() as conn:
+        conn.execute(
+            "UPDATE turns SET undone = 1 WHERE session = ? AND turn = ?",
+            (record.session_id, turn),
+        )
+
+
+def sessions(db: Path | None = None) -> list[tuple[str, float, int]]:
+    """(session, last change time, number of changes), most recent first."""
+    db = db or default_db()
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(db, timeout=10)
+    try:
+        conn.executescript(SCHEMA)
+        return [
+            (row[0], row[1], row[2])
+            for row in conn.execute(
+                "SELECT session, MAX(at), COUNT(*) FROM changes GROUP BY session"
+                " ORDER BY MAX(at) DESC"
+            )
+        ]
+    finally:
+        conn.close()

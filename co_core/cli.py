@@ -140,16 +140,17 @@ def plugins_command(
     table = Table("name", "version", "hooks", "tools", "status")
     for info in infos:
         status = {"loaded": "[green]loaded[/green]", "disabled": "[dim]disabled[/dim]"}.get(
-            info.status, f"[red]failed[/red]: {info.error}"
+            info.status, "[red]failed[/red]"
         )
+        hooks = ", ".join(h.removeprefix("register_") for h in info.hooks)
         table.add_row(
-            info.name,
-            info.version or "-",
-            ", ".join(info.hooks),
-            ", ".join(t.name for t in info.tools),
-            status,
+            info.name, info.version or "-", hooks, ", ".join(t.name for t in info.tools), status
         )
-    console().print(table)
+    out = console()
+    out.print(table)
+    for info in infos:
+        if info.status == "failed":
+            out.print(f"[red]{info.name}[/red]: {info.error}", soft_wrap=True)
 
 
 # -- co status ---------------------------------------------------------------------------

@@ -7,7 +7,9 @@ older version of this file keep loading. Hooks that register things receive a
 and Co's start-up stays fast.
 
 ``HOOKSPEC_VERSION`` increases whenever a hook gains a parameter or a hook is added;
-docs/plugins.md lists what changed in each version.
+docs/plugins.md lists what changed in each version. A plugin's hook module may declare
+``CO_HOOKSPEC_VERSION = N``: on a Co with an older version it is skipped with one clear
+line (co_core.plugins.check_version) instead of failing later.
 """
 
 from __future__ import annotations

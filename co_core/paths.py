@@ -48,3 +48,41 @@ def write_private(path: Path, text: str) -> None:
         handle.write(text)
     os.chmod(tmp, 0o600)
     os.replace(tmp, path)
+
+
+class SymlinkInPath(OSError):
+    """A folder on the way is a symlink (or not a folder): refused, never followed."""
+
+    def __init__(self, walked: Path) -> None:
+        super().__init__(f"{walked} is a symlink or not a folder")
+        self.walked = walked
+
+
+def open_dir_nofollow(root: Path, parts: tuple[str, ...], *, create: bool = False) -> int:
+    """An fd for ``root/parts`` opened one folder at a time with O_NOFOLLOW.
+
+    Checking a path and then using it leaves a window in which a folder can be swapped for
+    a symlink; walking with ``dir_fd`` closes it. Missing folders are made if ``create``.
+    The caller closes the fd.
+    """
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    walked = Path(root)
+    try:
+        for part in parts:
+            walked = walked / part
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+            try:
+                next_fd = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o755, dir_fd=fd)
+                next_fd = os.open(part, flags, dir_fd=fd)
+            except OSError as exc:
+                raise SymlinkInPath(walked) from exc
+            os.close(fd)
+            fd = next_fd
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise

@@ -7,8 +7,11 @@ everything else keeps working. Hooks are therefore called one implementation at 
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -34,6 +37,7 @@ class PluginInfo:
     error: str | None = None
     hooks: list[str] = field(default_factory=list)
     tools: list[ToolSpec] = field(default_factory=list)
+    load_ns: tuple[int, int] | None = None  # when its module was imported (for traces)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -48,8 +52,92 @@ class PluginInfo:
         }
 
 
+class Incompatible(Exception):
+    """A plugin written for a newer Co than this one: named and skipped, never a crash."""
+
+
+UPGRADE = "upgrade co-core (pip install -U co-core)"
+
+
+def check_version(module: object) -> None:
+    """Honour a plugin's ``CO_HOOKSPEC_VERSION = N``: it needs hookspecs of version N or later."""
+    wanted = getattr(module, "CO_HOOKSPEC_VERSION", None)
+    if wanted is None:
+        return
+    if not isinstance(wanted, int) or isinstance(wanted, bool) or wanted < 1:
+        raise Incompatible(f"CO_HOOKSPEC_VERSION must be a whole number >= 1, not {wanted!r}")
+    if wanted > hookspecs.HOOKSPEC_VERSION:
+        raise Incompatible(
+            f"it needs Co hookspec version {wanted}, this co-core has version "
+            f"{hookspecs.HOOKSPEC_VERSION}: {UPGRADE}"
+        )
+
+
+_REQUIREMENT = re.compile(r"^co[-_.]core\b\s*(?:\[[^\]]*\])?\s*\(?([^;)]*)", re.I)
+_CLAUSE = re.compile(r"^\s*(>=|==|~=|>)\s*v?(\d+(?:\.\d+)*)")
+
+
+def _release(text: str) -> tuple[int, ...]:
+    parts = re.match(r"\d+(?:\.\d+)*", text)
+    return tuple(int(p) for p in parts.group(0).split(".")) if parts else ()
+
+
+def _padded(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    width = max(len(a), len(b))
+    return a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+
+
+def check_requirement(dist: Any) -> None:
+    """A plugin whose metadata requires a newer co-core (``co-core>=99``) is skipped clearly.
+
+    pip refuses such installs, but editable installs, ``--no-deps`` and downgrades of
+    co-core get past it. Only lower bounds are checked: hooks only grow.
+    """
+    if dist is None:
+        return
+    for line in dist.requires or ():
+        found = _REQUIREMENT.match(line)
+        if not found or "extra ==" in line:
+            continue
+        for clause in found.group(1).split(","):
+            bound = _CLAUSE.match(clause)
+            if bound is None:
+                continue
+            have, need = _padded(_release(_core_version()), _release(bound.group(2)))
+            if have < need or (bound.group(1) == ">" and have == need):
+                raise Incompatible(
+                    f"it requires {line.split(';')[0].strip()}, this is co-core "
+                    f"{_core_version()}: {UPGRADE}"
+                )
+
+
+@functools.cache
+def _core_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("co-core")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _newer_hook(exc: pluggy.PluginValidationError) -> str:
+    """pluggy's multi-line complaint as one line a plugin's user can act on."""
+    text = str(exc)
+    hook = re.search(r"hook '(\w+)'", text)
+    args = re.search(r"Argument\(s\) \{(.*?)\}", text)
+    if hook and args:
+        names = ", ".join(sorted(a.strip(" '\"") for a in args.group(1).split(",")))
+        problem = f"its {hook.group(1)} hook takes {names}, which this co-core does not offer"
+    else:
+        problem = text.strip().splitlines()[-1] if text.strip() else "invalid hook"
+    return f"{problem} (hookspec version {hookspecs.HOOKSPEC_VERSION}): {UPGRADE}"
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, Incompatible):
+        return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -94,15 +182,29 @@ class PluginHost:
                 info.status = "disabled"
                 continue
             try:
+                check_requirement(getattr(ep, "dist", None))
+                start = time.time_ns()
                 module = ep.load()
+                info.load_ns = (start, time.time_ns())
+                check_version(module)
                 self.pm.register(module, name=ep.name)
+            except Incompatible as exc:
+                self.fail(ep.name, exc, "is incompatible")
+                continue
+            except pluggy.PluginValidationError as exc:
+                self.fail(ep.name, Incompatible(_newer_hook(exc)), "is incompatible")
+                continue
             except Exception as exc:  # a broken plugin is reported, never fatal
                 self.fail(ep.name, exc, "failed to load")
                 continue
             info.hooks = self._hook_names(ep.name)
 
     def register(self, plugin: object, name: str, *, listed: bool = True) -> None:
-        """Register an in-process plugin (the core's own hooks, or one under test)."""
+        """Register an in-process plugin (the core's own hooks, or one under test).
+
+        Raises :class:`Incompatible` for a plugin that needs a newer hookspec version.
+        """
+        check_version(plugin)
         self.pm.register(plugin, name=name)
         if listed:
             module = getattr(plugin, "__name__", type(plugin).__name__)

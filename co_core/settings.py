@@ -136,6 +136,7 @@ class Layer:
     label: str
     data: dict[str, Any]
     path: Path | None = None
+    section_names: frozenset[str] = frozenset()
 
     def section(self, name: str) -> dict[str, Any]:
         if name == CORE:
@@ -143,7 +144,9 @@ class Layer:
             # those are plugin sections (maybe of a plugin that is not installed now).
             core_fields = CoreSettings.model_fields
             return {
-                k: v for k, v in self.data.items() if k in core_fields or not isinstance(v, dict)
+                k: v
+                for k, v in self.data.items()
+                if k in core_fields or (k not in self.section_names and not isinstance(v, dict))
             }
         value = self.data.get(name, {})
         if not isinstance(value, dict):
@@ -292,12 +295,24 @@ def load_settings(
     section_models: Mapping[str, type[SectionModel]], cwd: Path | None = None
 ) -> Settings:
     layers, project_file, notices = load_layers(cwd)
+    for layer in layers:
+        layer.section_names = frozenset(section_models)
     sources: dict[str, str] = {}
     core = _validate(CORE, CoreSettings, layers, sources)
     sections = {
         name: _validate(name, model, layers, sources) for name, model in section_models.items()
     }
     return Settings(core, sections, sources, paths.settings_file(), project_file, notices)  # type: ignore[arg-type]
+
+
+def current_settings(cwd: Path | None = None) -> Settings:
+    """Every plugin's validated settings, as ``co`` sees them (for a plugin's CLI commands).
+
+    Raises SettingsError naming the file and key when a value is bad.
+    """
+    from co_core.app import load_app
+
+    return load_app(cwd).settings
 
 
 def set_value(

@@ -1,13 +1,31 @@
-"""Helpers for testing Co and Co plugins (also a pytest plugin: ``-p co_core.testing``).
+"""Helpers for testing Co and Co plugins (a pytest plugin, loaded automatically).
 
-Fixtures give each test private config, data and cache directories, so nothing touches
-the developer's real settings.
+Public API for plugin authors (docs/plugins.md, "Testing your plugin"):
+
+- fixture ``co_dirs``: private config/data/cache dirs, so nothing touches real settings;
+- ``use_plugin(plugin)``: a context manager giving an ``App`` with your plugin registered
+  for one test (installed plugins are left out unless you ask for them);
+- ``make_app`` / ``make_deps``: the App and the ``CoDeps`` a tool sees in a real run;
+- ``script_calls`` / ``scripted_model`` / ``run_turn``: run one turn through Co's real
+  agent with a scripted model (pydantic-ai ``FunctionModel``) while your real tools run;
+- ``Approvals``: answers approval requests in ``run_turn`` and records what was asked;
+- ``audit_entries``: the audit lines (JSONL, redacted) a session wrote;
+- ``status_rows`` / ``run_slash``: your status checks and slash commands as Co runs them;
+- ``run_co`` / ``install_fake_plugin`` / ``install_package``: run ``co`` in a subprocess as
+  a user would, with a plugin made discoverable through real entry points;
+- ``private_imports``: lines of your package importing co_core modules that are not public.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +66,315 @@ def make_app(settings: dict[str, Any] | None = None, *, cwd: Path | None = None)
 def make_deps(settings: dict[str, Any] | None = None, *, workspace: Path | None = None) -> CoDeps:
     """Deps as a tool sees them in a real run (call inside a test using ``co_dirs``)."""
     return make_app(settings, cwd=workspace).make_deps(workspace)
+
+
+def run_co(
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``co ARGS`` in a subprocess, as a user would, inheriting the test's environment."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "co_core", *args],
+        env=full_env,
+        input=input,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def install_fake_plugin(
+    site: Path,
+    name: str,
+    source: str,
+    *,
+    version: str = "1.0.0",
+    module: str | None = None,
+    requires: Sequence[str] = (),
+) -> Path:
+    """Make ``site`` hold a plugin distribution ``co-NAME`` whose hook module is ``source``.
+
+    Put ``site`` on PYTHONPATH and Co discovers it through the real entry-point machinery,
+    exactly like a ``pip install``-ed plugin.
+    """
+    module = module or f"co_fake_{name.replace('-', '_')}"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    dist = site / f"co_{name.replace('-', '_')}-{version}.dist-info"
+    dist.mkdir(exist_ok=True)
+    requirements = "".join(f"Requires-Dist: {r}\n" for r in requires)
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: co-{name}\nVersion: {version}\n{requirements}",
+        encoding="utf-8",
+    )
+    (dist / "entry_points.txt").write_text(f"[co]\n{name} = {module}\n", encoding="utf-8")
+    return site
+
+
+def install_package(site: Path, name: str, module: str, *, version: str = "0.1.0") -> Path:
+    """Make ``site`` declare plugin ``name`` whose hook module ``module`` is already importable.
+
+    Put ``site`` and the folder holding your package on PYTHONPATH and ``co`` finds the
+    plugin through its entry point, like a ``pip install -e``-ed one.
+    """
+    site.mkdir(parents=True, exist_ok=True)
+    dist = site / f"co_{name.replace('-', '_')}-{version}.dist-info"
+    dist.mkdir(exist_ok=True)
+    (dist / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: co-{name}\nVersion: {version}\n", encoding="utf-8"
+    )
+    (dist / "entry_points.txt").write_text(f"[co]\n{name} = {module}\n", encoding="utf-8")
+    return site
+
+
+# -- registering a plugin for one test ----------------------------------------------------
+
+
+@contextmanager
+def use_plugin(
+    plugin: object,
+    *,
+    name: str = "test",
+    settings: dict[str, Any] | None = None,
+    cwd: Path | None = None,
+    installed: bool = False,
+) -> Iterator[App]:
+    """An App with ``plugin`` (a hook module or an object with hookimpls) registered as ``name``.
+
+    Installed plugins are not loaded unless ``installed=True``, so the test sees only what
+    it registers. The registration ends with the ``with`` block.
+    """
+    previous = os.environ.get("CO_LOAD_PLUGINS")
+    if not installed:
+        os.environ["CO_LOAD_PLUGINS"] = ""
+    try:
+        app = make_app(settings, cwd=cwd)
+    finally:
+        if previous is None:
+            os.environ.pop("CO_LOAD_PLUGINS", None)
+        else:
+            os.environ["CO_LOAD_PLUGINS"] = previous
+    app.host.register(plugin, name)
+    try:
+        yield app
+    finally:
+        app.host.unregister(name)
+
+
+def status_rows(app: App) -> dict[str, Any]:
+    """``co status`` as data: check name -> row (``.state``, ``.detail``, ``.plugin``)."""
+    from co_core.status_report import collect_status
+
+    return {row.name: row for row in collect_status(app)}
+
+
+def run_slash(app: App, line: str, deps: CoDeps | None = None) -> str | None:
+    """Run a REPL slash command line (``"/todos"``, ``"/undo 2"``) as ``co chat`` would."""
+    name, _, arg = line.strip().removeprefix("/").partition(" ")
+    commands = app.host.named("register_slash_commands", "slash command")
+    if name not in commands:
+        raise KeyError(f"no slash command /{name} (have: {', '.join(sorted(commands))})")
+    return commands[name].value(arg.strip(), deps if deps is not None else app.make_deps())
+
+
+def private_imports(root: Path) -> list[str]:
+    """Imports of non-public co_core modules in the ``.py`` files under ``root`` (empty: good)."""
+    from co_core.public import check_imports
+
+    return check_imports(sorted(Path(root).rglob("*.py")))
+
+
+# -- audit ----------------------------------------------------------------------------------
+
+
+def audit_entries(
+    session_id: str | None = None, *, event: str | None = None
+) -> list[dict[str, Any]]:
+    """The audit lines written so far (one session's, or all), optionally one ``event`` kind.
+
+    Events: "decision" (the policy's verdict), "answer" (an approval answer), "execution"
+    (a tool run, with ``status`` "ok", "error" or "retry").
+    """
+    from co_core.audit import read_entries
+
+    return [e for e in read_entries(session_id) if event is None or e.get("event") == event]
+
+
+# -- scripted models ------------------------------------------------------------------------
+
+
+def script_calls(
+    *calls: tuple[str, Mapping[str, Any]], answer: str | Callable[[list[Any]], str] | None = None
+) -> Callable[[list[Any], Any], Any]:
+    """A model script: ask for ``calls`` (tool name, args) in order, one per step, then answer.
+
+    ``answer`` is the final text, or a function of the tool results (``display`` of a
+    ToolResult, else the returned value; a denial or retry text as the model saw it).
+    By default the answer is the tool results joined by newlines. Use it as
+    ``FunctionModel(script_calls(...))`` or pass it to ``run_turn``.
+    """
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        RetryPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+    )
+
+    from co_core.results import ToolResult
+
+    def script(messages: list[Any], info: Any) -> Any:
+        seen: list[str] = []
+        for message in messages:
+            if not isinstance(message, ModelRequest):
+                continue
+            for part in message.parts:
+                if isinstance(part, ToolReturnPart):
+                    content = part.content
+                    seen.append(
+                        content.display if isinstance(content, ToolResult) else str(content)
+                    )
+                elif isinstance(part, RetryPromptPart) and part.tool_name:
+                    seen.append(part.model_response())
+        step = len(seen)
+        if step < len(calls):
+            tool, args = calls[step]
+            return ModelResponse(parts=[ToolCallPart(tool, dict(args))])
+        if callable(answer):
+            text = answer(seen)
+        else:
+            text = answer if answer is not None else "\n".join(seen)
+        return ModelResponse(parts=[TextPart(text)])
+
+    return script
+
+
+# -- running a turn through the real agent -------------------------------------------------
+
+
+@dataclass
+class Approvals:
+    """Answers approval requests during ``run_turn`` and records each one it was asked.
+
+    ``answer`` is True (approve everything), False (deny everything), a dict from tool
+    name to True/False (others denied), or a function ``(ToolCall) -> bool``.
+    """
+
+    answer: bool | Mapping[str, bool] | Callable[[Any], bool] = False
+    reason: str = ""
+    asked: list[Any] = field(default_factory=list)
+
+    def decide(self, call: Any) -> bool:
+        self.asked.append(call)
+        if callable(self.answer):
+            return bool(self.answer(call))
+        if isinstance(self.answer, Mapping):
+            return bool(self.answer.get(call.tool, False))
+        return bool(self.answer)
+
+    @property
+    def tools_asked(self) -> list[str]:
+        return [call.tool for call in self.asked]
+
+
+@dataclass
+class Turn:
+    """What one scripted turn did: the final text, each tool call's fate, the session id."""
+
+    output: str
+    calls: list[dict[str, Any]]
+    session_id: str
+    approvals: Approvals
+    messages: list[Any] = field(default_factory=list)
+
+    def audit(self, event: str | None = None) -> list[dict[str, Any]]:
+        return audit_entries(self.session_id, event=event)
+
+
+def run_turn(
+    app: App,
+    prompt: str,
+    script: Callable[[list[Any], Any], Any] | Any,
+    *,
+    approvals: Approvals | bool | Mapping[str, bool] | None = None,
+    history: Sequence[Any] = (),
+) -> Turn:
+    """Run one turn of ``co`` through the real agent with a scripted model.
+
+    ``script`` is a FunctionModel function (see ``script_calls``) or a ready pydantic-ai
+    model. Your real tools run; calls needing approval go to ``approvals`` (default: deny,
+    like ``co ask`` with no terminal). Resources are closed when the turn ends.
+    """
+    import asyncio
+
+    try:
+        from co_core.models import ResolvedModel
+        from co_core.session import Session
+    except ImportError as exc:  # a co-core without the agent
+        raise RuntimeError(f"run_turn needs Co's agent, missing here: {exc}") from exc
+
+    desk = approvals if isinstance(approvals, Approvals) else Approvals(approvals or False)
+    session = Session(app)
+    session._model = ResolvedModel(_as_model(script), "scripted")
+    session.history = list(history)
+    session.prepare()
+    co = session.ready()
+
+    async def approver(call: Any, decision: Any) -> tuple[bool, str]:
+        return desk.decide(call), desk.reason
+
+    co.runtime.approver = approver
+    try:
+        result = asyncio.run(session.run_turn(prompt))
+        session_id = session.deps.session_id
+    finally:
+        problems = session.close()
+    if problems:
+        raise AssertionError(f"resources failed to close: {problems}")
+    return Turn(
+        result.output,
+        [record.as_dict() for record in result.calls],
+        session_id,
+        desk,
+        list(session.history),
+    )
+
+
+def scripted_model(script: Callable[[list[Any], Any], Any], *, name: str = "scripted") -> Any:
+    """A pydantic-ai ``FunctionModel`` running ``script`` for plain and streamed requests.
+
+    ``co chat`` and ``co ask`` stream, so a model handed to them (``co ask --model
+    function:my_module:model``) must stream too: text comes as one chunk, tool calls whole.
+    """
+    import inspect
+
+    from pydantic_ai.messages import TextPart, ToolCallPart
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    async def respond(messages: list[Any], info: Any) -> Any:
+        result = script(messages, info)
+        return await result if inspect.isawaitable(result) else result
+
+    async def stream(messages: list[Any], info: Any) -> Any:
+        response = await respond(messages, info)
+        for index, part in enumerate(response.parts):
+            if isinstance(part, TextPart):
+                yield part.content
+            elif isinstance(part, ToolCallPart):
+                args = part.args if isinstance(part.args, str) else json.dumps(part.args or {})
+                yield {index: DeltaToolCall(part.tool_name, args, tool_call_id=part.tool_call_id)}
+
+    return FunctionModel(respond, stream_function=stream, model_name=name)
+
+
+def _as_model(script: Any) -> Any:
+    """A pydantic-ai model from a script function (streaming too), or the model itself."""
+    from pydantic_ai.models import Model
+
+    return script if isinstance(script, Model) else scripted_model(script)

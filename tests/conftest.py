@@ -1,4 +1,4 @@
-"""Shared fixtures: the test plugin (a real entry point on the path) and scripted models."""
+"""Shared fixtures: fake plugin sites, the test plugin (a real entry point on the path)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,15 @@ from pathlib import Path
 import pytest
 
 FIXTURE = Path(__file__).parent / "fixture_plugin"
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder on PYTHONPATH for fake plugin distributions (see install_fake_plugin)."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    monkeypatch.setenv("PYTHONPATH", str(folder))
+    return folder
 
 
 @pytest.fixture

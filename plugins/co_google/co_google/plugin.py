@@ -1,4 +1,8 @@
-"""co-google's hooks: Drive, Gmail and Calendar."""
+"""co-google's hooks: Drive, Gmail and Calendar.
+
+Nothing heavy is imported here: tools are named by path, the ``google`` resource and the
+status check import google-auth / googleapiclient only when they run.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,53 @@ from typing import Any
 
 from co_core import hookimpl
 
+TOOLS = "co_google.tools"
+
 
 @hookimpl
 def register_settings(register: Any) -> None:
     from co_google.settings import GoogleSettings
 
     register("google", GoogleSettings)
+
+
+@hookimpl
+def register_tools(register: Any) -> None:
+    register(f"{TOOLS}.drive:search_drive", risk="read", permission="google:drive:read")
+    register(f"{TOOLS}.drive:read_drive_file", risk="read", permission="google:drive:read")
+    register(f"{TOOLS}.gmail:list_emails", risk="read", permission="gmail:read")
+    register(f"{TOOLS}.gmail:search_emails", risk="read", permission="gmail:read")
+    register(f"{TOOLS}.gmail:read_email", risk="read", permission="gmail:read")
+    register(f"{TOOLS}.gmail:draft_email", risk="send", permission="gmail:draft:{to}", retries=1)
+    register(f"{TOOLS}.calendar:list_calendar_events", risk="read", permission="calendar:read")
+    register(f"{TOOLS}.calendar:search_calendar_events", risk="read", permission="calendar:read")
+
+
+@hookimpl
+def register_deps(register: Any) -> None:
+    from co_google.services import make_services
+
+    register("google", make_services)
+
+
+@hookimpl
+def register_status_checks(register: Any) -> None:
+    from co_google.status import check_google
+
+    register("google", check_google, timeout=5)
+
+
+@hookimpl
+def register_commands(app: Any) -> None:
+    from co_google.cli import google_app
+
+    app.add_typer(google_app, name="google")
+
+
+@hookimpl
+def system_instructions(settings: Any) -> str | None:
+    return (
+        "Google: search_drive/read_drive_file read Drive; list_emails, search_emails and "
+        "read_email read Gmail; draft_email only creates a draft for the user to send; "
+        "list_calendar_events/search_calendar_events take dates as YYYY-MM-DD."
+    )

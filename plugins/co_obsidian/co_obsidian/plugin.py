@@ -1,4 +1,8 @@
-"""co-obsidian's hooks: search and read an Obsidian vault."""
+"""co-obsidian's hooks: search and read an Obsidian vault.
+
+Only names are registered here; the tools, the index and PyYAML load when the agent
+first needs them, so ``co --help`` and ``co status`` stay light.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,43 @@ from typing import Any
 
 from co_core import hookimpl
 
+_TOOLS = "co_obsidian.tools"
+
 
 @hookimpl
 def register_settings(register: Any) -> None:
     from co_obsidian.settings import ObsidianSettings
 
     register("obsidian", ObsidianSettings)
+
+
+@hookimpl
+def register_tools(register: Any) -> None:
+    register(f"{_TOOLS}:search_notes", risk="read", permission="obsidian:search:{query}")
+    register(f"{_TOOLS}:list_notes", risk="read", permission="obsidian:list:{folder}")
+    register(f"{_TOOLS}:read_note", risk="read", permission="obsidian:read:{name}")
+    register(f"{_TOOLS}:note_links", risk="read", permission="obsidian:read:{name}")
+    register(f"{_TOOLS}:create_note", risk="write", permission="obsidian:write:{name}")
+    register(f"{_TOOLS}:append_to_note", risk="write", permission="obsidian:write:{name}")
+
+
+def _make_index(settings: Any) -> Any:
+    from co_obsidian.resource import make_index
+
+    return make_index(settings)
+
+
+def _vault_check(settings: Any) -> Any:
+    from co_obsidian.checks import vault_check
+
+    return vault_check(settings)
+
+
+@hookimpl
+def register_deps(register: Any) -> None:
+    register("obsidian_index", _make_index)
+
+
+@hookimpl
+def register_status_checks(register: Any) -> None:
+    register("obsidian vault", _vault_check, timeout=3)

@@ -1,4 +1,8 @@
-"""co-shell's hooks: a sandboxed shell and workspace file tools."""
+"""co-shell's hooks: a sandboxed shell, workspace file tools and the python runner.
+
+Nothing heavy is imported here: tools are registered by path, the sandbox is built on
+first use.
+"""
 
 from __future__ import annotations
 
@@ -12,3 +16,47 @@ def register_settings(register: Any) -> None:
     from co_shell.settings import ShellSettings
 
     register("shell", ShellSettings)
+
+
+@hookimpl
+def register_tools(register: Any) -> None:
+    register("co_shell.shell_tools:run_shell_command", risk="exec", permission="shell:exec:{cmd}")
+    register("co_shell.shell_tools:run_python", risk="exec", permission="shell:exec:python3 {path}")
+    register("co_shell.file_tools:list_files", risk="read", permission="fs:read:{path}")
+    register("co_shell.file_tools:read_file", risk="read", permission="fs:read:{path}")
+    register("co_shell.file_tools:write_file", risk="write", permission="fs:write:{path}")
+    register("co_shell.file_tools:edit_file", risk="write", permission="fs:write:{path}")
+
+
+def sandbox_factory(settings: Any, deps: Any) -> Any:
+    """Build the configured sandbox for this run's workspace (closed when Co exits)."""
+    from co_shell.sandbox import make_sandbox
+
+    return make_sandbox(settings.section("shell"), deps.workspace)
+
+
+@hookimpl
+def register_deps(register: Any) -> None:
+    register("sandbox", sandbox_factory)
+
+
+@hookimpl
+def register_status_checks(register: Any) -> None:
+    from co_shell.checks import sandbox_check
+
+    register("sandbox", sandbox_check, timeout=6)
+
+
+@hookimpl
+def system_instructions(settings: Any) -> str | None:
+    shell = settings.section("shell")
+    text = (
+        "Workspace tools: list_files, read_file, write_file, edit_file work on paths relative "
+        "to the user's working directory; run_shell_command and run_python run there "
+        "(mounted at /workspace in the sandbox). Prefer edit_file for small changes."
+    )
+    if shell.sandbox == "none":
+        text += " WARNING: there is no sandbox; commands run directly on the user's machine."
+    elif not shell.network:
+        text += " The sandbox has no network access."
+    return text

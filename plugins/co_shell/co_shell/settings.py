@@ -30,3 +30,7 @@ class ShellSettings(SectionModel):
     keep_container: bool = setting(
         True, help="leave the Docker container running on exit for reuse"
     )
+    track_shell_changes: bool = setting(
+        True,
+        help="snapshot the workspace around each command so /undo covers what it changed",
+    )

@@ -1,4 +1,7 @@
-"""co-slack's hooks: Slack messages and channels."""
+"""co-slack's hooks: Slack messages and channels.
+
+Kept light: slack_sdk and pydantic-ai load only when a tool or check actually runs.
+"""
 
 from __future__ import annotations
 
@@ -12,3 +15,31 @@ def register_settings(register: Any) -> None:
     from co_slack.settings import SlackSettings
 
     register("slack", SlackSettings)
+
+
+@hookimpl
+def register_tools(register: Any) -> None:
+    register("co_slack.tools:list_slack_channels", risk="read", permission="slack:list")
+    register("co_slack.tools:read_slack_channel", risk="read", permission="slack:read:{channel}")
+    register("co_slack.tools:post_slack_message", risk="send", permission="slack:post:{channel}")
+
+
+@hookimpl
+def register_deps(register: Any) -> None:
+    from co_slack.connection import make_connection
+
+    register("slack", make_connection)
+
+
+@hookimpl
+def register_status_checks(register: Any) -> None:
+    from co_slack.status import CHECK_TIMEOUT, slack_check
+
+    register("slack", slack_check, timeout=CHECK_TIMEOUT + 1)
+
+
+@hookimpl
+def register_commands(app: Any) -> None:
+    from co_slack.cli import add_commands
+
+    add_commands(app)

@@ -1,0 +1,5 @@
+"""``python -m co_core`` is ``co``."""
+
+from co_core.cli import main
+
+main()

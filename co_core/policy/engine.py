@@ -1,0 +1,560 @@
+"""The policy engine: turns one tool call into allow / deny / ask / ask_once, with its source.
+
+UI-free: the chat loop calls :meth:`PolicyEngine.decide`, shows a prompt when the answer
+is ``ask`` or ``ask_once``, and reports the user's answer back with
+:meth:`PolicyEngine.record_answer`. Precedence, shell splitting and grants are described
+in docs/policy.md; the short version is "the strongest level with a matching rule
+decides; inside a level the most specific pattern wins, then the most restrictive".
+"""
+
+from __future__ import annotations
+
+import string
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from co_core import trust
+from co_core.policy import grants as grant_store
+from co_core.policy.globs import DEFAULT_SHELL_PREFIXES, is_exact, matches, shell_prefix
+from co_core.policy.rules import (
+    EFFECTS,
+    LEVELS,
+    Effect,
+    Level,
+    Rule,
+    restrictiveness,
+)
+from co_core.policy.shell import Unparsable, split_command
+from co_core.tools import ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from co_core.app import App
+    from co_core.audit import AuditLog
+    from co_core.plugins import PluginHost
+    from co_core.settings import Settings
+
+Scope = Literal["once", "session", "project"]
+DEFAULT_BY_RISK: dict[str | None, Effect] = {
+    "read": "allow",
+    "write": "ask",
+    "send": "ask",
+    "exec": "ask",
+    None: "ask",
+}
+# Built-in rules besides the risk default (weakest level, so any other rule overrides them).
+BUILTIN_RULES: tuple[tuple[str, Effect, str], ...] = (
+    ("shell:write:/dev/null", "allow", "discarding output writes nothing"),
+    ("shell:write:/dev/stdout", "allow", "writing to the command's own output"),
+    ("shell:write:/dev/stderr", "allow", "writing to the command's own output"),
+)
+
+
+@dataclass(frozen=True)
+class KeyDecision:
+    """How one permission key (one part of a shell command) was decided."""
+
+    key: str
+    effect: Effect
+    level: Level
+    rule: Rule
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The engine's answer for one call. ``source`` is the level that decided (or
+    ``shell-parser`` / ``headless``); ``pending`` are the keys a "yes" would approve."""
+
+    effect: Effect
+    source: str
+    rule: str | None
+    reason: str
+    key: str
+    tool: str
+    plugin: str
+    parts: tuple[KeyDecision, ...] = ()
+    pending: tuple[str, ...] = ()
+    asked_by: str | None = None  # headless: the source that wanted to ask
+
+    @property
+    def allowed(self) -> bool:
+        return self.effect == "allow"
+
+    @property
+    def needs_approval(self) -> bool:
+        return self.effect in ("ask", "ask_once")
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "effect": self.effect,
+            "source": self.source,
+            "rule": self.rule,
+            "reason": self.reason,
+            "permission": self.key,
+        }
+        if self.asked_by:
+            data["asked_by"] = self.asked_by
+        if len(self.parts) > 1 or (self.parts and self.parts[0].key != self.key):
+            data["parts"] = [
+                {"permission": p.key, "effect": p.effect, "source": p.level, "rule": p.rule.match}
+                for p in self.parts
+            ]
+        return data
+
+
+class _Blank(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def _raw_format(template: str, args: Mapping[str, Any]) -> str:
+    """Like ``format_permission`` but keeps newlines: a shell must see what will run."""
+    return string.Formatter().vformat(template, (), _Blank({k: str(v) for k, v in args.items()}))
+
+
+@dataclass
+class PolicyEngine:
+    """Decides tool calls for one session. Build it with :meth:`from_app` in Co."""
+
+    settings: Settings | None = None
+    tools: Iterable[ToolSpec] = ()
+    host: PluginHost | None = None
+    workspace: Path = field(default_factory=Path.cwd)
+    session_id: str = "session"
+    approve: Sequence[str] = ()
+    yolo: bool = False
+    headless: bool = False
+    audit: AuditLog | None = None
+    notices: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self.specs = {spec.name: spec for spec in self.tools}
+        section = self._section()
+        self.prefixes: tuple[str, ...] = (
+            tuple(section.shell_prefixes) if section is not None else DEFAULT_SHELL_PREFIXES
+        )
+        self.project_root = trust.project_root(self.workspace)
+        self.grant_scope = (self.project_root or self.workspace).resolve()
+        self._levels: dict[Level, list[Rule]] = {level: [] for level in LEVELS}
+        self._levels["default"] = [
+            Rule(m, e, "default", "built-in", reason=why) for m, e, why in BUILTIN_RULES
+        ]
+        from_settings = self._settings_rules()
+        self._levels["user"] = [r for r in from_settings if r.level == "user"]
+        self._levels["project"] = [r for r in from_settings if r.level == "project"]
+        self._levels["project"] += self._project_file_rules()
+        self._levels["grant"] = grant_store.load_grants(self.grant_scope)
+        flags = [Rule(p, "allow", "flag", f"--approve {p}") for p in self.approve if p]
+        if self.yolo:
+            flags.append(Rule("**", "allow", "flag", "--yolo", reason="--yolo allows everything"))
+        self._levels["flag"] = flags
+
+    @classmethod
+    def from_app(
+        cls,
+        app: App,
+        *,
+        workspace: Path | None = None,
+        session_id: str = "session",
+        approve: Sequence[str] = (),
+        yolo: bool = False,
+        headless: bool = False,
+        audit: bool = True,
+    ) -> PolicyEngine:
+        """The engine for a run of Co: the app's settings, tools and plugin opinions."""
+        log = None
+        if audit:
+            from co_core.audit import AuditLog
+            from co_core.redact import Redactor, settings_secrets
+
+            section = app.settings.sections.get("policy")
+            days = section.audit_days if section is not None else 30
+            log = AuditLog(session_id, Redactor(settings_secrets(app.settings)), days=days)
+        return cls(
+            app.settings,
+            app.host.tools(),
+            app.host,
+            (workspace or app.cwd),
+            session_id,
+            tuple(approve),
+            yolo,
+            headless,
+            log,
+        )
+
+    # -- where rules come from ---------------------------------------------------------
+
+    def _section(self) -> Any:
+        if self.settings is None:
+            return None
+        return self.settings.sections.get("policy")
+
+    def _settings_rules(self) -> list[Rule]:
+        """``policy.rules`` from each settings file: the user's, and a trusted project's."""
+        from co_core.settings import load_layers
+
+        if self.settings is None:
+            return []
+        layers, _, _ = load_layers(self.workspace)
+        rules: list[Rule] = []
+        for layer in layers:
+            raw = layer.section("policy").get("rules")
+            if raw is not None:
+                level: Level = "project" if layer.label == "project" else "user"
+                rules += _parse_rules(raw, level, str(layer.path))
+        if not any(layer.section("policy").get("rules") is not None for layer in layers):
+            section = self._section()  # CO_POLICY_RULES, when no file sets rules
+            if section is not None:
+                rules += [
+                    Rule(r.match, r.effect, "user", "env:CO_POLICY_RULES", r.reason)
+                    for r in section.rules
+                ]
+        return rules
+
+    def _project_file_rules(self) -> list[Rule]:
+        """``.co/policy.json`` of the project, if the folder is trusted."""
+        if self.project_root is None:
+            return []
+        path = self.project_root / ".co" / "policy.json"
+        if not path.is_file():
+            return []
+        if not trust.is_trusted(self.project_root):
+            self.notices.append(
+                f"ignoring {path}: folder not trusted (run `co trust {self.project_root}` to use it)"
+            )
+            return []
+        from co_core.settings import read_json
+
+        return _parse_rules(read_json(path).get("rules", []), "project", str(path))
+
+    def rules(self) -> dict[Level, list[Rule]]:
+        """Every rule by level, weakest first (plugin opinions are per call, not listed)."""
+        out = {level: list(self._levels[level]) for level in LEVELS}
+        out["default"] = [
+            *(
+                Rule(f"<{risk or 'no'} risk>", e, "default", "built-in")
+                for risk, e in DEFAULT_BY_RISK.items()
+            ),
+            *out["default"],
+        ]
+        return out
+
+    def opinion_plugins(self) -> list[str]:
+        if self.host is None:
+            return []
+        return sorted(i.plugin_name for i in self.host.pm.hook.approval_policy.get_hookimpls())
+
+    # -- deciding ----------------------------------------------------------------------
+
+    def make_call(self, tool: str, args: Mapping[str, Any]) -> ToolCall:
+        """The ToolCall for a model's request (an unknown tool gets risk None: asked)."""
+        spec = self.specs.get(tool)
+        if spec is None:
+            return ToolCall(tool, "?", dict(args), f"unknown:{tool}", None)
+        return ToolCall(tool, spec.plugin, dict(args), spec.permission_key(args), spec.risk)
+
+    def decide(self, call: ToolCall, *, call_id: str | None = None) -> Decision:
+        """Decide one call, record it in the audit trail, and return the decision."""
+        from co_core.telemetry import span
+
+        with span("co.policy.decision", tool=call.tool, plugin=call.plugin) as traced:
+            decision = self._decide(call)
+            if self.headless and decision.needs_approval:
+                decision = self._headless(decision)
+            traced.set(permission=decision.key, effect=decision.effect, source=decision.source)
+        if self.audit is not None:
+            self.audit.write(
+                "decision",
+                {
+                    "call_id": call_id,
+                    "plugin": call.plugin,
+                    "tool": call.tool,
+                    **decision.as_dict(),
+                    "arguments": dict(call.args),
+                },
+            )
+        return decision
+
+    def _decide(self, call: ToolCall) -> Decision:
+        extra = {"plugin": self._plugin_rules(call), "default": [self._risk_default(call)]}
+        key = call.permission_key
+        prefix = shell_prefix(key, self.prefixes)
+        if prefix is None:
+            part = self.decide_key(key, extra)
+            return self._combine(call, [part])
+        whole = self.decide_key(key, extra)
+        command = self._raw_command(call, prefix)
+        try:
+            if command is None:
+                raise Unparsable("the command has line breaks the permission key hides")
+            parts = split_command(command)
+        except Unparsable as why:
+            return self._unparsable(call, whole, str(why))
+        family = prefix.split(":", 1)[0]
+        keys = [
+            prefix + p.text if p.kind == "exec" else f"{family}:{p.kind}:{p.text}" for p in parts
+        ]
+        decided = [self.decide_key(k, extra) for k in keys]
+        if whole.effect == "deny":
+            decided.append(whole)  # a deny on the whole command line still counts
+        return self._combine(call, decided)
+
+    @staticmethod
+    def _risk_default(call: ToolCall) -> Rule:
+        effect = DEFAULT_BY_RISK.get(call.risk, "ask")
+        why = f"default for {call.risk or 'undeclared'}-risk tools"
+        return Rule("**", effect, "default", "built-in", reason=why)
+
+    def decide_key(self, key: str, extra: Mapping[str, list[Rule]] | None = None) -> KeyDecision:
+        """The strongest level with a matching rule decides; see docs/policy.md."""
+        for level in reversed(LEVELS):
+            rules = self._levels[level] + list((extra or {}).get(level, []))
+            found = [r for r in rules if matches(r.match, key, self.prefixes)]
+            if found:
+                best = max(found, key=Rule.rank)
+                return KeyDecision(key, best.effect, level, best)
+        rule = Rule("**", "ask", "default", "built-in", reason="no rule matched")
+        return KeyDecision(key, "ask", "default", rule)
+
+    def _plugin_rules(self, call: ToolCall) -> list[Rule]:
+        if self.host is None or self.settings is None:
+            return []
+        rules = []
+        for plugin, answer in self.host.call_each(
+            "approval_policy", call=call, settings=self.settings
+        ):
+            if answer is None:
+                continue
+            if answer not in EFFECTS:
+                rules.append(
+                    Rule("**", "ask", "plugin", plugin, reason=f"plugin {plugin!r} gave {answer!r}")
+                )
+            elif answer == "allow" and plugin != call.plugin:
+                continue  # a plugin may only loosen the rules for its own tools
+            else:
+                rules.append(
+                    Rule("**", answer, "plugin", plugin, reason=f"plugin {plugin!r} says {answer}")
+                )
+        return rules
+
+    def _raw_command(self, call: ToolCall, prefix: str) -> str | None:
+        spec = self.specs.get(call.tool)
+        if spec is not None and spec.permission.startswith(prefix):
+            return _raw_format(spec.permission, call.args)[len(prefix) :]
+        if any(isinstance(v, str) and ("\n" in v or "\r" in v) for v in call.args.values()):
+            return None  # the key was flattened: we cannot know what would run
+        return call.permission_key[len(prefix) :]
+
+    def _unparsable(self, call: ToolCall, whole: KeyDecision, why: str) -> Decision:
+        exact_allow = whole.effect == "allow" and (
+            is_exact(whole.rule.match) or whole.rule.origin == "--yolo"
+        )
+        if whole.effect == "deny" or exact_allow:
+            return self._combine(call, [whole])
+        return Decision(
+            "ask",
+            "shell-parser",
+            None,
+            f"cannot split the command safely ({why})",
+            call.permission_key,
+            call.tool,
+            call.plugin,
+            (whole,),
+            (call.permission_key,),
+        )
+
+    def _combine(self, call: ToolCall, parts: list[KeyDecision]) -> Decision:
+        worst = max(parts, key=lambda p: restrictiveness(p.effect))
+        pending = tuple(dict.fromkeys(p.key for p in parts if p.effect in ("ask", "ask_once")))
+        rule = worst.rule
+        reason = rule.reason or f"rule {rule.match!r} from {rule.origin}"
+        if len(parts) > 1 and worst.key != call.permission_key:
+            reason = f"{worst.key}: {reason}"
+        return Decision(
+            worst.effect,
+            worst.level,
+            rule.match,
+            reason,
+            call.permission_key,
+            call.tool,
+            call.plugin,
+            tuple(parts),
+            pending,
+        )
+
+    def _headless(self, decision: Decision) -> Decision:
+        flags = " ".join(f"--approve {_quote(k)}" for k in decision.pending)
+        message = (
+            f"{decision.tool} was not run: {decision.key} needs approval ({decision.reason}) "
+            f"and there is no terminal to ask. To allow it, rerun with {flags}, add a rule "
+            f'{{"match": ..., "effect": "allow"}} to policy.rules in settings.json, or use --yolo.'
+        )
+        return Decision(
+            "deny",
+            "headless",
+            decision.rule,
+            message,
+            decision.key,
+            decision.tool,
+            decision.plugin,
+            decision.parts,
+            decision.pending,
+            asked_by=decision.source,
+        )
+
+    # -- answers and grants ------------------------------------------------------------
+
+    def record_answer(
+        self,
+        decision: Decision,
+        approved: bool,
+        *,
+        scope: Scope = "once",
+        reason: str | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        """Remember the user's answer to a prompt for ``decision`` and audit it.
+
+        ``scope`` "session" grants the pending keys for this session, "project" keeps them
+        for this project. An ``ask_once`` decision is remembered even when answered "once":
+        a yes for the project, a no for the session.
+        """
+        from co_core.telemetry import span
+
+        keys = decision.pending or (decision.key,)
+        with span("co.approval", tool=decision.tool, permission=decision.key, scope=scope,
+                  approved=approved):  # fmt: skip
+            pass
+        if approved and (scope == "project" or decision.effect == "ask_once"):
+            for key in keys:
+                self.grant_project(key, tool=decision.tool)
+        elif approved and scope == "session":
+            for key in keys:
+                self.grant_session(key, tool=decision.tool)
+        elif not approved and decision.effect == "ask_once":
+            for key in keys:
+                self.grant_session(key, effect="deny", tool=decision.tool)
+        if self.audit is not None:
+            self.audit.write(
+                "answer",
+                {
+                    "call_id": call_id,
+                    "plugin": decision.plugin,
+                    "tool": decision.tool,
+                    "permission": decision.key,
+                    "effect": "allow" if approved else "deny",
+                    "source": "user",
+                    "scope": scope,
+                    "approved": list(keys) if approved else [],
+                    "reason": reason,
+                },
+            )
+
+    def grant_session(
+        self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
+    ) -> Rule:
+        why = (
+            "you approved this for the session"
+            if effect == "allow"
+            else "you said no to this earlier in the session"
+        )
+        rule = Rule(pattern, effect, "session", f"session {self.session_id}", why, tool)
+        with self._lock:
+            kept = [r for r in self._levels["session"] if r.match != pattern]
+            self._levels["session"] = [*kept, rule]
+        return rule
+
+    def grant_project(
+        self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
+    ) -> None:
+        with self._lock:
+            grant_store.add_grant(self.grant_scope, pattern, effect, tool)
+            self._levels["grant"] = grant_store.load_grants(self.grant_scope)
+
+    def record_execution(
+        self,
+        call: ToolCall,
+        *,
+        status: str,
+        duration: float,
+        error: str | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        """Audit one tool run: status "ok", "error" or "retry"; duration in seconds."""
+        if self.audit is not None:
+            self.audit.execution(
+                tool=call.tool,
+                plugin=call.plugin,
+                key=call.permission_key,
+                status=status,
+                duration=duration,
+                error=error,
+                call_id=call_id,
+            )
+
+    def check_upgrades(self) -> list[str]:
+        """Call once at start: notices about upgraded plugins (their grants are dropped)."""
+        from co_core.policy.fingerprints import check_upgrades
+
+        found = check_upgrades(self.specs.values())
+        if found:
+            self._levels["grant"] = grant_store.load_grants(self.grant_scope)
+        return found
+
+    # -- explaining --------------------------------------------------------------------
+
+    def tool_for_key(self, key: str) -> tuple[ToolSpec, dict[str, str]] | None:
+        """The tool whose permission template produces ``key``, and the arguments it implies."""
+        from co_core.policy.templates import tool_for_key
+
+        return tool_for_key(self.specs.values(), key)
+
+    def explain(self, key: str) -> tuple[Decision, list[tuple[str, list[Rule]]]]:
+        """How ``key`` would be decided, plus every rule matching each of its parts."""
+        found = self.tool_for_key(key)
+        spec, args = found if found else (None, {})
+        call = ToolCall(
+            spec.name if spec else "?",
+            spec.plugin if spec else "?",
+            args,
+            key,
+            spec.risk if spec else None,
+        )
+        decision = self._decide(call)
+        if self.headless and decision.needs_approval:
+            decision = self._headless(decision)
+        extra = {"plugin": self._plugin_rules(call), "default": [self._risk_default(call)]}
+        rows = []
+        for part in decision.parts:
+            matching = [
+                rule
+                for level in LEVELS
+                for rule in [*self._levels[level], *extra.get(level, [])]
+                if matches(rule.match, part.key, self.prefixes)
+            ]
+            rows.append((part.key, matching))
+        return decision, rows
+
+
+def _parse_rules(raw: Any, level: Level, origin: str) -> list[Rule]:
+    from pydantic import TypeAdapter, ValidationError
+
+    from co_core.errors import SettingsError
+    from co_core.policy.rules import RuleModel
+
+    try:
+        models = TypeAdapter(list[RuleModel]).validate_python(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"])
+        raise SettingsError(f"{origin}: policy rules[{where}]: {error['msg']}") from None
+    return [Rule(m.match, m.effect, level, origin, m.reason) for m in models]
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)

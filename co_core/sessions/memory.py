@@ -1,0 +1,251 @@
+"""Memory that fits the model: a token budget per model, applied before every request.
+
+Token counts are *estimates*: about 4 characters per token (a fair average for English
+text and code with BPE tokenizers) plus a few tokens of framing per message and part.
+Cheap, dependency-free and good enough to decide when to trim or compact; providers'
+real counts, when they report them, are shown beside it by ``/context``.
+
+Fitting (``fit_history``) only changes what one request sends; the conversation keeps every
+message and the store keeps the full original. In order:
+
+1. tool outputs longer than ``trim_tool_output`` tokens in turns before the current one are
+   cut to head and tail with a note saying how much was left out;
+2. if the history still does not fit, the oldest whole turns are dropped (a turn never
+   splits, so a tool call never loses its return) and a note says how many were left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from co_core.sessions.history import turn_starts
+
+CHARS_PER_TOKEN = 4
+MESSAGE_OVERHEAD = 4
+PART_OVERHEAD = 3
+DEFAULT_WINDOW = 8192
+TRIM_NOTE = "[… {omitted} characters of this tool output left out by Co to save context …]"
+DROP_NOTE = (
+    "[{turns} earlier turn(s) of this conversation were left out to fit the context window;"
+    " the user can run /compact to summarise them.]"
+)
+
+
+def text_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, default=str, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def part_text(part: Any) -> str:
+    kind = part.part_kind
+    if kind == "tool-call":
+        args = part.args if isinstance(part.args, str) else _as_text(part.args or {})
+        return f"{part.tool_name}({args})"
+    if kind in ("tool-return", "retry-prompt"):
+        return _as_text(part.content)
+    content = getattr(part, "content", "")
+    if isinstance(content, list):
+        return " ".join(c if isinstance(c, str) else "[file]" for c in content)
+    return _as_text(content)
+
+
+def part_tokens(part: Any) -> int:
+    return PART_OVERHEAD + text_tokens(part_text(part))
+
+
+def message_tokens(message: Any) -> int:
+    return MESSAGE_OVERHEAD + sum(part_tokens(p) for p in message.parts)
+
+
+def history_tokens(messages: Sequence[Any]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+def tool_output_tokens(messages: Sequence[Any]) -> int:
+    return sum(
+        part_tokens(p)
+        for m in messages
+        if m.kind == "request"
+        for p in m.parts
+        if p.part_kind == "tool-return"
+    )
+
+
+def tools_tokens(tool_defs: Sequence[Any]) -> int:
+    """What tool definitions cost: name, description and JSON schema of each."""
+    total = 0
+    for tool in tool_defs:
+        schema = getattr(tool, "parameters_json_schema", None) or {}
+        text = f"{tool.name} {getattr(tool, 'description', '') or ''} {_as_text(schema)}"
+        total += PART_OVERHEAD + text_tokens(text)
+    return total
+
+
+# -- the budget -------------------------------------------------------------------------
+
+
+def context_window(model: Any = None, section: Any = None) -> int:
+    """Tokens the model accepts: settings, else the model's profile, else a local default."""
+    configured = getattr(section, "context_window", None)
+    if configured:
+        return int(configured)
+    try:
+        from_profile = getattr(model, "context_window", None) if model is not None else None
+    except Exception:  # a profile that cannot be resolved offline is not an error here
+        from_profile = None
+    if isinstance(from_profile, int) and from_profile > 0:
+        return from_profile
+    return int(getattr(section, "default_context_window", DEFAULT_WINDOW) or DEFAULT_WINDOW)
+
+
+def trim_tool_output(part: Any, limit_tokens: int) -> Any:
+    """A tool return cut to head and tail when longer than ``limit_tokens``, with a note."""
+    if part.part_kind != "tool-return":
+        return part
+    text = _as_text(part.content)
+    limit = limit_tokens * CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return part
+    head, tail = (limit * 3) // 5, (limit * 2) // 5
+    omitted = len(text) - head - tail
+    cut = f"{text[:head]}\n{TRIM_NOTE.format(omitted=omitted)}\n{text[-tail:]}"
+    return replace(part, content=cut)
+
+
+def _trim_message(message: Any, limit_tokens: int) -> Any:
+    if message.kind != "request" or not any(p.part_kind == "tool-return" for p in message.parts):
+        return message
+    parts = [trim_tool_output(p, limit_tokens) for p in message.parts]
+    if all(a is b for a, b in zip(parts, message.parts, strict=True)):
+        return message
+    return replace(message, parts=parts)
+
+
+@dataclass
+class FitReport:
+    """What fitting did to one request."""
+
+    budget: int
+    tokens_before: int
+    tokens_after: int
+    dropped_turns: int = 0
+    trimmed_outputs: int = 0
+
+
+def fit_history(
+    messages: Sequence[Any], budget: int, *, trim_tokens: int = 2000
+) -> tuple[list[Any], FitReport]:
+    """The history cut to ``budget`` tokens: big old tool outputs trimmed, then the oldest
+    turns dropped, never splitting a turn. The latest turn is always kept whole."""
+    from pydantic_ai.messages import UserPromptPart
+
+    before = history_tokens(messages)
+    starts = turn_starts(messages)
+    last = starts[-1] if starts else 0
+    trimmed = [_trim_message(m, trim_tokens) if i < last else m for i, m in enumerate(messages)]
+    report = FitReport(budget, before, before)
+    report.trimmed_outputs = sum(
+        1
+        for a, b in zip(trimmed, messages, strict=True)
+        if a is not b
+        for pa, pb in zip(a.parts, b.parts, strict=True)
+        if pa is not pb
+    )
+    sizes = [message_tokens(m) for m in trimmed]
+    total = sum(sizes)
+    dropped = 0
+    while total > budget and dropped < len(starts) - 1:
+        end = starts[dropped + 1]
+        total -= sum(sizes[starts[dropped] : end])
+        dropped += 1
+    kept = trimmed[starts[dropped] :] if dropped else trimmed
+    if dropped:
+        note = UserPromptPart(DROP_NOTE.format(turns=dropped))
+        kept = [replace(kept[0], parts=[note, *kept[0].parts]), *kept[1:]]
+        total += part_tokens(note)
+    report.dropped_turns = dropped
+    report.tokens_after = total
+    return kept, report
+
+
+# -- measuring and the capability --------------------------------------------------------
+
+
+@dataclass
+class ContextUsage:
+    """What occupies the context window, in estimated tokens."""
+
+    window: int
+    system: int = 0
+    tools: int = 0
+    history: int = 0  # conversation text, without tool outputs
+    tool_outputs: int = 0
+    reserve: int = 0
+    reported: int | None = None  # input tokens the provider reported for the last request
+
+    @property
+    def used(self) -> int:
+        return self.system + self.tools + self.history + self.tool_outputs
+
+    @property
+    def fraction(self) -> float:
+        return self.used / self.window if self.window else 0.0
+
+
+def measure(
+    messages: Sequence[Any],
+    window: int,
+    *,
+    system: str | Sequence[str] = "",
+    tool_defs: Sequence[Any] = (),
+    reserve: int = 0,
+) -> ContextUsage:
+    """Estimate how full the context would be if ``messages`` were sent now."""
+    texts = [system] if isinstance(system, str) else list(system)
+    outputs = tool_output_tokens(messages)
+    reported = None
+    for message in reversed(messages):
+        if message.kind == "response":
+            reported = getattr(message.usage, "input_tokens", 0) or None
+            break
+    return ContextUsage(
+        window=window,
+        system=sum(text_tokens(t) for t in texts if t),
+        tools=tools_tokens(tool_defs),
+        history=history_tokens(messages) - outputs,
+        tool_outputs=outputs,
+        reserve=reserve,
+        reported=reported,
+    )
+
+
+@dataclass
+class ContextMeter:
+    """Shared between the capability and the REPL: what the last request carried."""
+
+    last: ContextUsage | None = None
+    last_fit: FitReport | None = None
+    system: list[str] = field(default_factory=list)
+    tool_defs: list[Any] = field(default_factory=list)
+
+
+def fit_capability(section: Any = None, meter: ContextMeter | None = None) -> Any:
+    """A pydantic-ai capability that fits every request to the model's context window.
+
+    Pass it in ``Agent(capabilities=[...])``. It changes only what each request sends (the
+    run's history keeps every message) and records what occupied the window in ``meter``.
+    """
+    from co_core.sessions.capability import FitContext
+
+    return FitContext(section=section, meter=meter or ContextMeter())

@@ -1,0 +1,72 @@
+"""Observability: OpenTelemetry traces in SQLite (or any OTLP collector), Co's own spans.
+
+This package's top level stays light (``co --help`` imports it through the settings);
+opentelemetry-sdk and pydantic-ai load only when :func:`setup_tracing` or
+:func:`instrument` is called. See docs/observability.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from co_core.telemetry.spans import NO_SPAN, include_content, span, tracing
+
+__all__ = [
+    "NO_SPAN",
+    "flush",
+    "include_content",
+    "instrument",
+    "instrumentation_settings",
+    "record_plugin_loads",
+    "setup_tracing",
+    "shutdown_tracing",
+    "span",
+    "tracing",
+    "turn",
+]
+
+
+def setup_tracing(settings: Any, **kw: Any) -> Any:
+    from co_core.telemetry.setup import setup_tracing as _setup
+
+    return _setup(settings, **kw)
+
+
+def shutdown_tracing() -> None:
+    from co_core.telemetry.setup import shutdown_tracing as _shutdown
+
+    _shutdown()
+
+
+def flush(timeout_millis: int = 5000) -> bool:
+    from co_core.telemetry.setup import flush as _flush
+
+    return _flush(timeout_millis)
+
+
+def instrument(agent_or_settings: Any) -> Any:
+    from co_core.telemetry.setup import instrument as _instrument
+
+    return _instrument(agent_or_settings)
+
+
+def instrumentation_settings(provider: Any = None) -> Any:
+    from co_core.telemetry.setup import instrumentation_settings as _settings
+
+    return _settings(provider)
+
+
+def record_plugin_loads(app_or_host: Any) -> int:
+    from co_core.telemetry.setup import record_plugin_loads as _record
+
+    return _record(app_or_host)
+
+
+def turn(session_id: str, *, model: str | None = None, prompt: str | None = None) -> Any:
+    """The root span of one user turn; ``.set(...)`` it with usage when the turn ends."""
+    return span(
+        "co.turn",
+        content={"prompt": prompt} if prompt else None,
+        session_id=session_id,
+        model=model or "",
+    )

@@ -1,0 +1,190 @@
+"""Turn tracing on: a TracerProvider with SQLite and/or OTLP exporters behind batching.
+
+Imported only on the agent path (``co chat``, ``co ask``); it pulls in opentelemetry-sdk.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from co_core.telemetry import spans
+from co_core.telemetry.settings import TelemetrySettings, otlp_target, telemetry_section
+
+_current: dict[str, Any] = {"provider": None}
+
+
+def telemetry_settings(settings: Any) -> TelemetrySettings:
+    return telemetry_section(settings)
+
+
+def _otlp_exporter(tele: TelemetrySettings, target: str) -> Any:
+    import logging
+
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    from co_core.telemetry.redacting import ReportingExporter
+
+    # the exporter logs every retry; Co says it once (see ReportingExporter)
+    logging.getLogger("opentelemetry.exporter.otlp").setLevel(logging.CRITICAL)
+    options: dict[str, Any] = {}
+    if not any(os.environ.get(v) for v in _TIMEOUT_ENV):
+        options["timeout"] = 5  # seconds; a collector that is down must not hold up exit long
+    if tele.otlp_endpoint:
+        options["endpoint"] = target
+    inner = OTLPSpanExporter(**options)  # otherwise OTEL_EXPORTER_OTLP_* (default localhost:4318)
+    return ReportingExporter(inner, target, _warn)
+
+
+_TIMEOUT_ENV = ("OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
+
+
+def _warn(message: str) -> None:
+    print(f"co: warning: {message}", file=sys.stderr)
+
+
+def setup_tracing(
+    settings: Any,
+    *,
+    include_content: bool | None = None,
+    schedule_delay_millis: int = 1000,
+) -> Any:
+    """Start tracing as the settings say; returns the TracerProvider, or None when off.
+
+    ``include_content=True`` is ``--trace-content`` (overrides the setting). Calling it
+    again replaces the previous provider (flushing it first). A trace database that cannot
+    be opened is a warning, never a reason not to run the turn.
+    """
+    shutdown_tracing()
+    tele = telemetry_settings(settings)
+    if not tele.enabled or os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return None
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from co_core.redact import Redactor, settings_secrets
+    from co_core.telemetry.redacting import RedactingExporter
+
+    exporters = []
+    if tele.sqlite:
+        from co_core.telemetry.sqlite_exporter import SQLiteSpanExporter
+
+        try:
+            exporters.append(SQLiteSpanExporter(tele.database()))
+        except Exception as exc:
+            _warn(f"traces not saved: cannot open {tele.database()}: {exc}")
+    target = otlp_target(tele)
+    if target:
+        try:
+            exporters.append(_otlp_exporter(tele, target))
+        except Exception as exc:
+            _warn(f"traces not sent to the OpenTelemetry collector: {exc}")
+    if not exporters:
+        return None
+    content = tele.include_content if include_content is None else include_content
+    redactor = Redactor(
+        settings_secrets(settings) if not isinstance(settings, TelemetrySettings) else ()
+    )
+    from importlib.metadata import version
+
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": "co", "service.version": version("co-core")})
+    )
+    for exporter in exporters:
+        provider.add_span_processor(
+            BatchSpanProcessor(
+                RedactingExporter(exporter, redactor), schedule_delay_millis=schedule_delay_millis
+            )
+        )
+    _current["provider"] = provider
+    _current["content"] = content
+    spans.activate(provider.get_tracer("co"), content)
+    return provider
+
+
+def current_provider() -> Any:
+    return _current["provider"]
+
+
+def flush(timeout_millis: int = 5000) -> bool:
+    """Write out every finished span now (``co traces`` right after a turn sees it)."""
+    provider = _current["provider"]
+    return provider.force_flush(timeout_millis) if provider is not None else True
+
+
+def shutdown_tracing() -> None:
+    """Flush and stop the current provider; Co's spans become no-ops again."""
+    provider = _current["provider"]
+    _current["provider"] = None
+    spans.activate(None, False)
+    if provider is not None:
+        provider.shutdown()
+
+
+def record_plugin_loads(app_or_host: Any) -> int:
+    """Trace how long each plugin took to import (loading happens before tracing starts).
+
+    One ``co.startup`` span covers the loads, with a ``co.plugin.load`` span per plugin,
+    back-dated to the recorded times. Returns how many plugins were recorded.
+    """
+    tracer = spans._state["tracer"]
+    if tracer is None:
+        return 0
+    from opentelemetry.trace import Status, StatusCode, set_span_in_context
+
+    host = getattr(app_or_host, "host", app_or_host)
+    loaded = [info for info in host.listed() if info.load_ns is not None]
+    if not loaded:
+        return 0
+    start = min(info.load_ns[0] for info in loaded)
+    end = max(info.load_ns[1] for info in loaded)
+    startup = tracer.start_span(
+        "co.startup", start_time=start, attributes=spans.attributes({"plugins": len(loaded)})
+    )
+    context = set_span_in_context(startup)
+    for info in loaded:
+        attrs = spans.attributes(
+            {"plugin": info.name, "version": info.version or "", "status": info.status}
+        )
+        traced = tracer.start_span(
+            "co.plugin.load", context=context, start_time=info.load_ns[0], attributes=attrs
+        )
+        if info.status == "failed":
+            traced.set_status(Status(StatusCode.ERROR, info.error or "failed"))
+        traced.end(end_time=info.load_ns[1])
+    startup.end(end_time=end)
+    return len(loaded)
+
+
+def instrumentation_settings(provider: Any = None) -> Any:
+    """pydantic-ai ``InstrumentationSettings`` for the current provider (None: tracing off)."""
+    provider = provider or _current["provider"]
+    if provider is None:
+        return None
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    return InstrumentationSettings(
+        tracer_provider=provider,
+        include_content=bool(_current.get("content")),
+        include_binary_content=False,
+        include_model_request_parameters=False,
+    )
+
+
+def instrument(agent_or_settings: Any) -> Any:
+    """Trace a pydantic-ai Agent's runs, model requests and tool calls.
+
+    ``instrument(agent)`` sets ``agent.instrument`` from the running provider and returns
+    the agent (untraced when tracing is off). ``instrument(settings)`` starts tracing if it
+    is not running yet and returns the ``InstrumentationSettings`` (or None).
+    """
+    from pydantic_ai import Agent
+
+    if isinstance(agent_or_settings, Agent):
+        agent_or_settings.instrument = instrumentation_settings() or False
+        return agent_or_settings
+    if _current["provider"] is None:
+        setup_tracing(agent_or_settings)
+    return instrumentation_settings()

@@ -1,0 +1,151 @@
+"""Co's own spans: ``with span("policy.decision", key=k) as s: ...``.
+
+Light on purpose: this module imports nothing from OpenTelemetry. Until
+:func:`co_core.telemetry.setup_tracing` activates a tracer, ``span()`` hands back one
+shared do-nothing object, so instrumented code costs a function call when tracing is off.
+Attribute names without a dot get the ``co.`` prefix. ``content=`` attributes (prompts,
+commands, output) are kept only when the user opted in to content in traces.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+_state: dict[str, Any] = {"tracer": None, "content": False}
+
+
+def activate(tracer: Any, include_content: bool) -> None:
+    """Called by setup_tracing; ``tracer=None`` switches Co's spans off again."""
+    _state["tracer"] = tracer
+    _state["content"] = bool(include_content)
+
+
+def tracing() -> bool:
+    return _state["tracer"] is not None
+
+
+def include_content() -> bool:
+    return bool(_state["content"])
+
+
+def attribute_value(value: Any) -> Any:
+    """An OpenTelemetry-compatible value: primitives stay, the rest becomes text."""
+    if isinstance(value, (str, bool, int, float)):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(v, (str, bool, int, float)) for v in value
+    ):
+        if len({type(v) for v in value}) <= 1:
+            return list(value)
+    try:
+        return json.dumps(value, default=str, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def attributes(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Co's attribute names (``co.`` unless dotted) and values; ``None`` values are left out."""
+    return {
+        (k if "." in k else f"co.{k}"): attribute_value(v)
+        for k, v in values.items()
+        if v is not None
+    }
+
+
+class _NoSpan:
+    """What ``span()`` returns when tracing is off: every method does nothing."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> _NoSpan:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False
+
+    def set(self, **values: Any) -> None:
+        pass
+
+    def set_content(self, **values: Any) -> None:
+        pass
+
+    def error(self, message: str) -> None:
+        pass
+
+    @property
+    def recording(self) -> bool:
+        return False
+
+
+NO_SPAN = _NoSpan()
+
+
+class _Span:
+    """A live span; ``set(**attrs)`` adds attributes, ``error(msg)`` marks it failed."""
+
+    __slots__ = ("_name", "_attrs", "_cm", "_span")
+
+    def __init__(self, name: str, attrs: dict[str, Any]) -> None:
+        self._name = name
+        self._attrs = attrs
+        self._cm: Any = None
+        self._span: Any = None
+
+    def __enter__(self) -> _Span:
+        tracer = _state["tracer"]
+        if tracer is None:  # switched off meanwhile
+            return self
+        self._cm = tracer.start_as_current_span(
+            self._name,
+            attributes=self._attrs,
+            record_exception=False,  # recorded below: the message only with content on
+            set_status_on_exception=False,
+        )
+        self._span = self._cm.__enter__()
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if self._cm is None:
+            return False
+        if exc is not None and isinstance(exc, Exception):
+            name = f"{type(exc).__module__}.{type(exc).__qualname__}".removeprefix("builtins.")
+            event = {"exception.type": name, "exception.escaped": "True"}
+            message = name
+            if _state["content"]:
+                event["exception.message"] = str(exc)
+                message = f"{name}: {exc}"
+            self._span.add_event("exception", event)
+            self.error(message)
+        return bool(self._cm.__exit__(kind, exc, tb))
+
+    def set(self, **values: Any) -> None:
+        if self._span is not None:
+            self._span.set_attributes(attributes(values))
+
+    def set_content(self, **values: Any) -> None:
+        if _state["content"]:
+            self.set(**values)
+
+    def error(self, message: str) -> None:
+        if self._span is not None:
+            from opentelemetry.trace import Status, StatusCode
+
+            self._span.set_status(Status(StatusCode.ERROR, message))
+
+    @property
+    def recording(self) -> bool:
+        return self._span is not None
+
+
+def span(name: str, *, content: Mapping[str, Any] | None = None, **attrs: Any) -> Any:
+    """A context manager tracing one piece of Co's work (no-op when tracing is off)."""
+    if _state["tracer"] is None:
+        return NO_SPAN
+    values = attributes(attrs)
+    if content and _state["content"]:
+        values.update(attributes(content))
+    return _Span(name, values)

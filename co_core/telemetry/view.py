@@ -1,0 +1,151 @@
+"""``co traces``: the last turns read back from the trace database as trees."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from co_core.telemetry import store
+
+
+@dataclass
+class Node:
+    row: dict[str, Any]
+    attrs: dict[str, Any]
+    children: list[Node] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.row.get("name") or "?")
+
+    @property
+    def error(self) -> bool:
+        return self.row.get("status") == "ERROR"
+
+
+def _attrs(text: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def last_turns(path: Path, n: int) -> list[Node]:
+    """The last ``n`` turns (root spans), oldest first, each with its span tree."""
+    conn = store.connect(path, readonly=True)
+    try:
+        roots = conn.execute(
+            "SELECT * FROM spans WHERE parent_id IS NULL AND name != 'co.startup' "
+            "ORDER BY start_time DESC LIMIT ?",
+            (n,),
+        ).fetchall()
+        turns = []
+        for root in reversed(roots):
+            rows = conn.execute(
+                "SELECT * FROM spans WHERE trace_id = ? ORDER BY start_time", (root["trace_id"],)
+            ).fetchall()
+            turns.append(_tree(dict(root), [dict(r) for r in rows]))
+        return turns
+    finally:
+        conn.close()
+
+
+def _tree(root: dict[str, Any], rows: list[dict[str, Any]]) -> Node:
+    nodes = {r["id"]: Node(r, _attrs(r.get("attributes"))) for r in rows}
+    top = nodes.get(root["id"]) or Node(root, _attrs(root.get("attributes")))
+    nodes[root["id"]] = top
+    for span_id, node in nodes.items():
+        if span_id == root["id"]:
+            continue
+        parent = nodes.get(node.row.get("parent_id")) or top  # orphans hang under the turn
+        parent.children.append(node)
+    return top
+
+
+def tokens(node: Node) -> tuple[int, int]:
+    """Tokens in and out of this span and everything under it (model requests only)."""
+    a = node.attrs
+    inp = a.get("gen_ai.usage.input_tokens")
+    out = a.get("gen_ai.usage.output_tokens")
+    own = (int(inp or 0), int(out or 0)) if inp is not None or out is not None else (0, 0)
+    below = [tokens(c) for c in node.children]
+    return own[0] + sum(b[0] for b in below), own[1] + sum(b[1] for b in below)
+
+
+def cost(node: Node) -> float | None:
+    own = node.attrs.get("co.cost_usd")
+    costs = [c for c in (cost(ch) for ch in node.children) if c is not None]
+    if own is None and not costs:
+        return None
+    return float(own or 0) + sum(costs)
+
+
+def duration(ms: Any) -> str:
+    if ms is None:
+        return "?"
+    ms = float(ms)
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
+
+
+def problem(node: Node) -> str:
+    """What went wrong: the status message, else the recorded exception's message or type."""
+    if node.row.get("status_message"):
+        return str(node.row["status_message"])
+    try:
+        events = json.loads(node.row.get("events") or "[]")
+    except ValueError:
+        events = []
+    for event in events if isinstance(events, list) else []:
+        if isinstance(event, dict) and event.get("name") == "exception":
+            attrs = event.get("attributes") or {}
+            found = attrs.get("exception.message") or attrs.get("exception.type")
+            if found:
+                return (
+                    str(found).rpartition(".")[2]
+                    if found == attrs.get("exception.type") and not attrs.get("exception.message")
+                    else str(found)
+                )
+    return "failed"
+
+
+def label(node: Node, root: bool = False) -> str:
+    """One line of text for a span (plain; the CLI adds colour)."""
+    parts = [node.name, duration(node.row.get("duration_ms"))]
+    op = node.attrs.get("gen_ai.operation.name")
+    if root:
+        parts.insert(0, str(node.row.get("start_time") or "")[:19].replace("T", " "))
+    if op == "chat" or root:
+        inp, out = tokens(node)
+        if inp or out:
+            parts.append(f"{inp:,} in / {out:,} out tokens")
+    if root:
+        spent = cost(node)
+        if spent is not None:
+            parts.append("free (local model)" if spent == 0 else f"${spent:.4f}")
+        session = node.attrs.get("co.session_id")
+        if session:
+            parts.append(f"session {session}")
+    if op == "execute_tool" or node.error:
+        if node.error:
+            retry = node.attrs.get("pydantic_ai.tool.retry.cause") == "model_retry"
+            parts.append(f"{'retry' if retry else 'error'}: {problem(node)}")
+        else:
+            parts.append("ok")
+    return "  ".join(parts)
+
+
+def database_missing(path: Path) -> bool:
+    if not path.exists():
+        return True
+    try:
+        conn = store.connect(path, readonly=True)
+    except sqlite3.Error:
+        return True
+    try:
+        return not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'spans'").fetchone()
+    finally:
+        conn.close()

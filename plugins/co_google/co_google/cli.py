@@ -1,0 +1,64 @@
+"""``co google login | logout | status`` (added to the ``co`` app by ``register_commands``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+google_app = typer.Typer(
+    help="Sign Co in to Google (Drive, Gmail drafts, Calendar) or out again.",
+    no_args_is_help=True,
+)
+
+
+def _settings():  # type: ignore[no-untyped-def]
+    from co_core.settings import current_settings
+
+    return current_settings()
+
+
+@google_app.command("login")
+def login_command(
+    console: Annotated[
+        bool,
+        typer.Option(
+            "--console",
+            help="No browser here: print the address to open elsewhere and paste the result back.",
+        ),
+    ] = False,
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="Do not open a browser; print the address.")
+    ] = False,
+) -> None:
+    """Sign in with your Google account (read-only Drive and Calendar, Gmail read + drafts)."""
+    from co_google.auth import SCOPE_USES, login
+
+    path, missing = login(_settings(), console=console, open_browser=not no_browser)
+    print(f"Signed in. Token saved to {path} (readable only by you).")
+    if missing:
+        lost = ", ".join(SCOPE_USES[scope] for scope in missing)
+        print(f"Not granted: {lost} will not work. Run `co google login` again to allow them.")
+
+
+@google_app.command("logout")
+def logout_command() -> None:
+    """Forget the saved Google token (application-default credentials are left alone)."""
+    from co_google.auth import logout
+
+    path = logout(_settings())
+    if path is None:
+        print("No saved Google token; nothing to do.")
+    else:
+        print(f"Removed {path}. Revoke Co's access at https://myaccount.google.com/permissions.")
+
+
+@google_app.command("status")
+def status_command() -> None:
+    """Say which Google credentials are in use and whether they work."""
+    from co_google.status import check_google
+
+    result = check_google(_settings())
+    print(f"{result.state}: {result.detail}")
+    if result.state == "fail":
+        raise typer.Exit(1)

@@ -1,0 +1,1 @@
+"""The tools the model calls (imported only when the agent is built)."""

@@ -1,0 +1,157 @@
+"""The Google tools inside a real pydantic-ai agent, driven by a scripted model.
+
+Co's own chat loop and policy engine are being built in parallel, so approval here uses
+pydantic-ai's deferred-tool mechanism directly: tools the plugin declares with risk
+"send" are given ``requires_approval=True``; the run stops with ``DeferredToolRequests``
+and resumes with ``DeferredToolResults`` carrying the user's answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai import (
+    Agent,
+    DeferredToolRequests,
+    DeferredToolResults,
+    Tool,
+    ToolDenied,
+)
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+DRAFT_ARGS = {"to": "carol@example.com", "subject": "Minutes", "body": "Attached are the minutes."}
+
+
+def google_specs() -> dict[str, Any]:
+    from co_core.testing import make_app
+
+    return {spec.name: spec for spec in make_app().host.tools() if spec.plugin == "google"}
+
+
+def agent_with(script, specs) -> Agent:
+    tools = [
+        Tool(spec.load(), name=spec.name, requires_approval=spec.risk == "send")
+        for spec in specs.values()
+    ]
+    return Agent(FunctionModel(script), tools=tools, output_type=[str, DeferredToolRequests])
+
+
+def last_parts(messages: list[ModelMessage]) -> list[Any]:
+    request = messages[-1]
+    assert isinstance(request, ModelRequest)
+    return list(request.parts)
+
+
+def draft_script(seen: list[Any]):
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        parts = last_parts(messages)
+        returns = [p for p in parts if isinstance(p, ToolReturnPart)]
+        if not returns:
+            return ModelResponse(parts=[ToolCallPart("draft_email", DRAFT_ARGS, "call-1")])
+        seen.append((returns[0].outcome, returns[0].content))
+        return ModelResponse(parts=[TextPart(f"Done: {returns[0].content}")])
+
+    return script
+
+
+def test_the_plugin_declares_draft_email_as_send_with_a_recipient_key(co_dirs):
+    specs = google_specs()
+    assert specs["draft_email"].risk == "send"
+    assert specs["draft_email"].permission_key(DRAFT_ARGS) == "gmail:draft:carol@example.com"
+    assert {s.risk for n, s in specs.items() if n != "draft_email"} == {"read"}
+
+
+def test_draft_waits_for_approval_then_reaches_gmail(fake, deps):
+    seen: list[Any] = []
+    agent = agent_with(draft_script(seen), google_specs())
+
+    first = agent.run_sync("Draft the minutes to Carol", deps=deps)
+    assert isinstance(first.output, DeferredToolRequests)
+    (asked,) = first.output.approvals
+    assert asked.tool_name == "draft_email" and asked.args_as_dict() == DRAFT_ARGS
+    assert fake.drafts == []  # nothing reached Gmail while the user was being asked
+
+    second = agent.run_sync(
+        message_history=first.all_messages(),
+        deferred_tool_results=DeferredToolResults(approvals={asked.tool_call_id: True}),
+        deps=deps,
+    )
+    assert len(fake.drafts) == 1 and fake.drafts[0]["raw"]
+    assert "#drafts?compose=draft-msg-1" in second.output
+    assert seen[0][0] == "success" and "not sent" in seen[0][1]
+
+
+def test_denied_draft_never_reaches_gmail_and_the_model_hears_why(fake, deps):
+    seen: list[Any] = []
+    agent = agent_with(draft_script(seen), google_specs())
+    first = agent.run_sync("Draft the minutes to Carol", deps=deps)
+    (asked,) = first.output.approvals
+
+    agent.run_sync(
+        message_history=first.all_messages(),
+        deferred_tool_results=DeferredToolResults(
+            approvals={asked.tool_call_id: ToolDenied("The user declined: wrong recipient.")}
+        ),
+        deps=deps,
+    )
+    assert fake.drafts == []
+    assert fake.reached("/gmail/") == []
+    assert seen == [("denied", "The user declined: wrong recipient.")]
+
+
+def test_bad_date_retry_reaches_the_model_which_fixes_the_call(fake, deps):
+    fake.events = []
+    hints: list[str] = []
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        parts = last_parts(messages)
+        retry = [p for p in parts if isinstance(p, ToolReturnPart) and p.outcome == "retried"]
+        done = [p for p in parts if isinstance(p, ToolReturnPart) and p.outcome == "success"]
+        if done:
+            return ModelResponse(parts=[TextPart(done[0].content.display)])
+        if retry:
+            hints.append(str(retry[0].content))
+            args = {"start": "2026-03-10", "end": "2026-03-11"}
+        else:
+            args = {"start": "next tuesday"}
+        return ModelResponse(parts=[ToolCallPart("list_calendar_events", args)])
+
+    result = agent_with(script, google_specs()).run_sync("What's on next Tuesday?", deps=deps)
+    assert "Use YYYY-MM-DD" in hints[0]
+    assert result.output.startswith("No events")
+    assert len(fake.reached("/calendar/")) == 1
+
+
+def test_model_asking_for_the_next_page_gets_it(fake, deps):
+    for n in range(12):
+        fake.drive_files[f"f{n}"] = {
+            "id": f"f{n}",
+            "name": f"Report {n:02d}",
+            "mimeType": "text/plain",
+            "text": "q3",
+        }
+    pages: list[Any] = []
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        done = [p for p in last_parts(messages) if isinstance(p, ToolReturnPart)]
+        if done:
+            pages.append(done[0].content)
+            if done[0].content.has_more:
+                next_page = done[0].content.next_page
+                return ModelResponse(
+                    parts=[ToolCallPart("search_drive", {"query": "report", "page": next_page})]
+                )
+            return ModelResponse(parts=[TextPart("listed")])
+        return ModelResponse(parts=[ToolCallPart("search_drive", {"query": "report"})])
+
+    agent_with(script, google_specs()).run_sync("find reports, all of them", deps=deps)
+    assert [p.count for p in pages] == [10, 2]
+    assert "Report 11" in pages[1].display and "Report 11" not in pages[0].display

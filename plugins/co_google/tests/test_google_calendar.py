@@ -1,0 +1,143 @@
+"""Calendar tools through the real google-api-python-client against the local fake."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from co_google.tools.calendar import list_calendar_events, search_calendar_events
+from fake_google import not_enabled
+from pydantic_ai import ModelRetry
+
+PARIS = ZoneInfo("Europe/Paris")
+
+
+def timed(event_id, summary, start, end, **extra):
+    return {
+        "kind": "calendar#event",
+        "id": event_id,
+        "status": "confirmed",
+        "htmlLink": f"https://www.google.com/calendar/event?eid={event_id}",
+        "summary": summary,
+        "start": {"dateTime": start, "timeZone": "Europe/Paris"},
+        "end": {"dateTime": end, "timeZone": "Europe/Paris"},
+        **extra,
+    }
+
+
+def all_day(event_id, summary, first, after_last):
+    return {
+        "kind": "calendar#event",
+        "id": event_id,
+        "status": "confirmed",
+        "htmlLink": f"https://www.google.com/calendar/event?eid={event_id}",
+        "summary": summary,
+        "start": {"date": first},
+        "end": {"date": after_last},
+    }
+
+
+@pytest.fixture
+def calendar(fake):
+    fake.events = [
+        timed(
+            "e1",
+            "Dentist",
+            "2026-03-10T09:30:00+01:00",
+            "2026-03-10T10:15:00+01:00",
+            location="12 rue X",
+        ),
+        # Stored in UTC: shown in the user's zone (Paris, UTC+1 in March).
+        timed("e2", "Standup", "2026-03-11T08:00:00Z", "2026-03-11T08:15:00Z"),
+        all_day("e3", "Holiday", "2026-03-12", "2026-03-15"),
+        all_day("e4", "Birthday", "2026-03-20", "2026-03-21"),
+        {
+            **timed(
+                "e5", "Cancelled sync", "2026-03-10T11:00:00+01:00", "2026-03-10T12:00:00+01:00"
+            ),
+            "status": "cancelled",
+        },
+    ]
+    return fake
+
+
+def test_range_lists_timed_and_all_day_events_in_the_users_zone(calendar, run_tool):
+    result = run_tool(list_calendar_events, start="2026-03-10", end="2026-03-14")
+    assert result.count == 3
+    lines = result.display
+    assert "Tue 2026-03-10 09:30–10:15 · Dentist" in lines and "at 12 rue X" in lines
+    assert "Wed 2026-03-11 09:00–09:15 · Standup" in lines
+    assert "Thu 2026-03-12 → Sat 2026-03-14 · all day · Holiday" in lines
+    assert "Birthday" not in lines and "Cancelled" not in lines
+    assert "https://www.google.com/calendar/event?eid=e1" in lines
+    (request,) = calendar.reached("/calendar/v3/calendars/primary/events")
+    assert request["params"]["timeMin"] == "2026-03-10T00:00:00+01:00"
+    assert request["params"]["timeMax"] == "2026-03-15T00:00:00+01:00"  # end day included
+    assert request["params"]["singleEvents"] == "true"
+    assert request["params"]["timeZone"] == "Europe/Paris"
+
+
+def test_single_all_day_event(calendar, run_tool):
+    result = run_tool(list_calendar_events, start="2026-03-20", end="2026-03-20")
+    assert result.count == 1 and "Fri 2026-03-20 · all day · Birthday" in result.display
+
+
+def test_default_is_today_and_the_next_seven_days(calendar, run_tool):
+    today = datetime.now(PARIS).replace(hour=0, minute=0, second=0, microsecond=0)
+    soon, late = today + timedelta(days=6, hours=10), today + timedelta(days=8, hours=10)
+    calendar.events = [
+        timed("s", "Soon", soon.isoformat(), (soon + timedelta(hours=1)).isoformat()),
+        timed("l", "Later", late.isoformat(), (late + timedelta(hours=1)).isoformat()),
+    ]
+    result = run_tool(list_calendar_events)
+    assert result.count == 1 and "Soon" in result.display and "Later" not in result.display
+    params = calendar.reached("/calendar/")[0]["params"]
+    assert datetime.fromisoformat(params["timeMin"]) == today
+    assert datetime.fromisoformat(params["timeMax"]) == today + timedelta(days=7)
+
+
+def test_no_events_is_count_zero(calendar, run_tool):
+    result = run_tool(list_calendar_events, start="2027-01-01", end="2027-01-02")
+    assert result.count == 0 and "No events" in result.display
+
+
+@pytest.mark.parametrize("bad", ["next tuesday", "2026-02-30", "10/03/2026"])
+def test_bad_dates_are_a_retry_with_the_format(calendar, run_tool, bad):
+    with pytest.raises(ModelRetry, match="Use YYYY-MM-DD"):
+        run_tool(list_calendar_events, start=bad)
+    assert calendar.reached("/calendar/") == []
+
+
+def test_end_before_start_is_a_retry(calendar, run_tool):
+    with pytest.raises(ModelRetry, match="must be after start"):
+        run_tool(list_calendar_events, start="2026-03-10", end="2026-03-01")
+
+
+def test_search_sends_the_query_and_defaults_to_a_month(calendar, run_tool):
+    result = run_tool(search_calendar_events, query="dentist", start="2026-03-01")
+    assert result.count == 1 and "Dentist" in result.display
+    params = calendar.reached("/calendar/")[0]["params"]
+    assert params["q"] == "dentist"
+    assert params["timeMax"].startswith("2026-03-31")
+
+
+def test_events_across_pages_are_all_listed(calendar, run_tool):
+    calendar.events = [
+        timed(
+            f"p{n}",
+            f"Meeting {n}",
+            f"2026-05-04T{8 + n // 6:02d}:{(n % 6) * 10:02d}:00+02:00",
+            f"2026-05-04T{8 + n // 6:02d}:{(n % 6) * 10 + 5:02d}:00+02:00",
+        )
+        for n in range(60)
+    ]
+    result = run_tool(list_calendar_events, start="2026-05-04", end="2026-05-04")
+    assert result.count == 60 and not result.has_more
+    assert len(calendar.reached("/calendar/")) == 2  # maxResults=50, then the next page
+
+
+def test_calendar_api_not_enabled(calendar, run_tool):
+    calendar.fail("/calendar/", (403, not_enabled("calendar-json.googleapis.com")))
+    with pytest.raises(ModelRetry, match="gcloud services enable calendar-json.googleapis.com"):
+        run_tool(list_calendar_events, start="2026-03-10")

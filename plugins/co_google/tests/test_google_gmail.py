@@ -1,0 +1,224 @@
+"""Gmail tools through the real google-api-python-client against the local fake."""
+
+from __future__ import annotations
+
+import base64
+import email
+from email import policy
+
+import pytest
+from co_google.tools.gmail import draft_email, list_emails, read_email, search_emails
+from fake_google import RATE_LIMITED, gmail_message, not_enabled
+from pydantic_ai import ModelRetry
+
+
+@pytest.fixture
+def mailbox(fake):
+    fake.labels = [
+        {"id": "INBOX", "name": "INBOX", "type": "system"},
+        {"id": "Label_7", "name": "Receipts", "type": "user"},
+    ]
+    for message in (
+        gmail_message(
+            "m1",
+            sender="Alice <alice@example.com>",
+            subject="Lunch on Friday?",
+            plain="Shall we try the new place? It's on me.",
+            html="<p>Shall we try the <b>new place</b>?</p>",
+            labels=("INBOX", "UNREAD"),
+        ),
+        gmail_message(
+            "m2",
+            sender="shop@example.net",
+            subject="Your receipt",
+            html="<html><style>p{color:red}</style><body><p>Total: 42 EUR</p>"
+            "<script>alert(1)</script><p>Thanks &amp; bye</p></body></html>",
+            attachment=("receipt.pdf", "application/pdf", b"%PDF" + bytes(96)),
+            labels=("INBOX", "Label_7"),
+        ),
+        gmail_message(
+            "m3",
+            sender="Bob <bob@example.org>",
+            subject="Re: project",
+            plain="Ça marche — see you ✓",
+            labels=("SENT",),
+        ),
+    ):
+        fake.messages[message["id"]] = message
+    return fake
+
+
+def test_list_inbox_shows_sender_subject_and_ids(mailbox, run_tool):
+    result = run_tool(list_emails)
+    assert result.count == 2 and not result.has_more
+    assert "Lunch on Friday? [unread]" in result.display
+    assert "from Alice <alice@example.com>" in result.display and "id: m1" in result.display
+    assert "It's on me" in result.display  # snippet HTML entities decoded
+    assert "Re: project" not in result.display
+
+
+def test_list_by_user_label_name_resolves_its_id(mailbox, run_tool):
+    result = run_tool(list_emails, label="receipts")
+    assert result.count == 1 and "Your receipt" in result.display
+    listed = mailbox.reached("/gmail/v1/users/me/messages", "GET")[0]
+    assert listed["multi"]["labelIds"] == ["Label_7"]
+
+
+def test_unknown_label_is_a_retry_listing_the_labels(mailbox, run_tool):
+    with pytest.raises(ModelRetry, match="Labels: INBOX, Receipts"):
+        run_tool(list_emails, label="Travel")
+
+
+def test_limit_and_has_more(mailbox, run_tool):
+    result = run_tool(list_emails, limit=1)
+    assert result.count == 1 and result.has_more
+    with pytest.raises(ModelRetry, match="between 1 and 50"):
+        run_tool(list_emails, limit=500)
+
+
+def test_search_uses_gmail_query_syntax(mailbox, run_tool):
+    result = run_tool(search_emails, query="from:alice")
+    assert result.count == 1 and "Lunch" in result.display
+    assert mailbox.reached("/gmail/v1/users/me/messages")[0]["params"]["q"] == "from:alice"
+    empty = run_tool(search_emails, query="from:nobody")
+    assert empty.count == 0 and "No emails" in empty.display
+
+
+def test_read_prefers_the_text_part_and_shows_headers(mailbox, run_tool):
+    text = run_tool(read_email, email_id="m1")
+    assert "From: Alice <alice@example.com>" in text and "Subject: Lunch on Friday?" in text
+    assert "Shall we try the new place? It's on me." in text
+    assert "<b>" not in text
+
+
+def test_read_html_only_mail_as_text_and_lists_attachments(mailbox, run_tool):
+    text = run_tool(read_email, email_id="m2")
+    assert "Total: 42 EUR" in text and "Thanks & bye" in text
+    assert "alert(1)" not in text and "color:red" not in text and "<p>" not in text
+    assert "Attachments: receipt.pdf (application/pdf, 100 bytes)" in text
+
+
+def test_read_decodes_utf8_base64url(mailbox, run_tool):
+    assert "Ça marche — see you ✓" in run_tool(read_email, email_id="m3")
+
+
+def test_read_unknown_id_is_a_retry(mailbox, run_tool):
+    with pytest.raises(ModelRetry, match="No email has id 'zzz'"):
+        run_tool(read_email, email_id="zzz")
+
+
+def _sent_mime(fake, index=-1):
+    raw = fake.drafts[index]["raw"]
+    return email.message_from_bytes(
+        base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)), policy=policy.default
+    )
+
+
+def test_draft_is_created_never_sent_and_linked(mailbox, run_tool):
+    out = run_tool(
+        draft_email, to="carol@example.com", subject="Notes", body="Here are my notes.\n"
+    )
+    assert "not sent" in out
+    assert "https://mail.google.com/mail/u/0/#drafts?compose=draft-msg-1" in out
+    mime = _sent_mime(mailbox)
+    assert mime["To"] == "carol@example.com" and mime["Subject"] == "Notes"
+    assert mime.get_content().strip() == "Here are my notes."
+    assert mailbox.reached("/gmail/v1/users/me/drafts", "POST")
+    assert not [r for r in mailbox.requests if r["path"].endswith("/send")]
+
+
+def test_reply_draft_joins_the_thread(mailbox, run_tool):
+    run_tool(
+        draft_email, to="alice@example.com", subject="Re: Lunch", body="Yes!", reply_to_id="m1"
+    )
+    mime = _sent_mime(mailbox)
+    assert mime["In-Reply-To"] == "<m1@mail.example.com>"
+    assert "<m1@mail.example.com>" in mime["References"]
+    assert mailbox.drafts[-1]["message"]["threadId"] == "t-m1"
+
+
+@pytest.mark.parametrize(
+    ("to", "subject"),
+    [
+        ("carol@example.com\nBcc: all@example.com", "hi"),
+        ("carol@example.com", "hi\r\nBcc: all@example.com"),
+        ("not an address", "hi"),
+        ("", "hi"),
+    ],
+)
+def test_header_injection_and_bad_addresses_are_refused(mailbox, run_tool, to, subject):
+    with pytest.raises(ModelRetry):
+        run_tool(draft_email, to=to, subject=subject, body="x")
+    assert mailbox.drafts == []
+
+
+def test_rate_limit_is_retried_with_backoff(mailbox, run_tool, deps):
+    slept = []
+    google = deps.resource("google")
+    google.sleep = slept.append
+    google.section.retry_delay = 0.5
+    mailbox.fail("/gmail/v1/users/me/messages", (429, RATE_LIMITED), (429, RATE_LIMITED))
+    result = run_tool(search_emails, query="from:alice")
+    assert result.count == 1
+    assert slept == [0.5, 1.0]
+
+
+def test_rate_limit_that_never_ends_is_a_retry(mailbox, run_tool, deps):
+    deps.resource("google").sleep = lambda seconds: None
+    mailbox.fail("/gmail/", *[(429, RATE_LIMITED)] * 10)
+    with pytest.raises(ModelRetry, match="rate-limited"):
+        run_tool(search_emails, query="x")
+    assert len(mailbox.reached("/gmail/")) == 5  # first try + 4 retries
+
+
+def test_gmail_api_not_enabled(mailbox, run_tool):
+    mailbox.fail("/gmail/", (403, not_enabled("gmail.googleapis.com")))
+    with pytest.raises(ModelRetry, match="gcloud services enable gmail.googleapis.com"):
+        run_tool(list_emails)
+
+
+def test_single_part_latin1_message_is_decoded_with_its_charset(mailbox, run_tool):
+    from fake_google import b64url
+
+    mailbox.messages["m4"] = {
+        "id": "m4",
+        "threadId": "t-m4",
+        "labelIds": ["INBOX"],
+        "snippet": "Grüße",
+        "payload": {
+            "partId": "",
+            "mimeType": "text/plain",
+            "filename": "",
+            "headers": [
+                {"name": "From", "value": "hans@example.de"},
+                {"name": "Subject", "value": "Hallo"},
+                {"name": "Content-Type", "value": "text/plain; charset=ISO-8859-1"},
+            ],
+            "body": {"size": 12, "data": b64url("Viele Grüße".encode("latin-1"))},
+        },
+    }
+    assert "Viele Grüße" in run_tool(read_email, email_id="m4")
+
+
+def test_server_error_on_draft_is_not_retried_so_no_duplicate_drafts(mailbox, run_tool, deps):
+    from fake_google import error_body
+
+    deps.resource("google").sleep = lambda seconds: None
+    mailbox.fail(
+        "/gmail/v1/users/me/drafts",
+        (503, error_body(503, "Backend Error", "backendError", "UNAVAILABLE")),
+    )
+    with pytest.raises(ModelRetry, match="busy"):
+        run_tool(draft_email, to="carol@example.com", subject="x", body="y")
+    assert len(mailbox.reached("/gmail/v1/users/me/drafts", "POST")) == 1
+
+
+def test_server_error_on_a_read_is_retried(mailbox, run_tool, deps):
+    from fake_google import error_body
+
+    deps.resource("google").sleep = lambda seconds: None
+    mailbox.fail(
+        "/gmail/v1/users/me/messages/m1",
+        (500, error_body(500, "Backend Error", "backendError", "INTERNAL")),
+    )
+    assert "Lunch" in run_tool(read_email, email_id="m1")

@@ -1,0 +1,238 @@
+"""The tools the model uses on the vault. Listing and searching return ToolResult.
+
+Mistakes the model can fix (no vault configured, a name that is not a note, a path
+outside the vault) raise ModelRetry with what to do instead; a search that finds nothing
+is a normal result with ``count=0``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_ai import ModelRetry, RunContext
+
+from co_core.deps import CoDeps
+from co_core.results import ToolResult
+from co_obsidian import text as T
+from co_obsidian.index import VaultIndex
+from co_obsidian.vault import VaultError, is_ignored, read_text, relative, resolve_inside
+
+MAX_SEARCH_LIMIT = 50
+LIST_PAGE = 50
+MAX_READ_CHARS = 60_000
+
+
+def _index(ctx: RunContext[CoDeps]) -> VaultIndex:
+    try:
+        return ctx.deps.resource("obsidian_index").index()
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+
+
+def _page(page: int) -> int:
+    if page < 1:
+        raise ModelRetry("page starts at 1")
+    return page
+
+
+def _clean_name(name: str) -> str:
+    raw = name.strip()
+    if raw.startswith("[[") and raw.endswith("]]"):
+        raw = raw[2:-2].split("|")[0].split("#")[0].strip()
+    if not raw:
+        raise ModelRetry("name is empty: give a note path (folder/Note.md) or a note title")
+    return raw
+
+
+def locate(index: VaultIndex, name: str) -> tuple[str, Path]:
+    """A note's vault-relative path and real path, from a path (with or without .md) or a
+    title as a wikilink names it. ModelRetry when it is outside the vault, not a note, or unknown."""
+    raw = _clean_name(name)
+    root = index.root
+    candidates = [raw] if raw.lower().endswith(".md") else [raw, raw + ".md"]
+    try:
+        for candidate in candidates:
+            target = resolve_inside(root, candidate)
+            if target.is_file():
+                rel = relative(root, target)
+                if is_ignored(rel):
+                    raise ModelRetry(
+                        f"{name!r} is not a note: only .md files outside hidden folders are notes"
+                    )
+                return rel, target
+        found = index.find(raw)
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+    if not found:
+        raise ModelRetry(
+            f"No note named {name!r}. Use search_notes or list_notes to find the right name."
+        )
+    exact = [p for p in found if index_key(p) == index_key(raw)]
+    if len(found) > 1 and len(exact) != 1:
+        listing = ", ".join(found[:10])
+        raise ModelRetry(f"{name!r} could mean several notes: {listing}. Use the full path.")
+    rel = exact[0] if exact else found[0]
+    return rel, root / rel
+
+
+def index_key(path: str) -> str:
+    return T.fold(path[:-3] if path.lower().endswith(".md") else path)
+
+
+def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1) -> ToolResult:
+    """Search the Obsidian vault. Every word must occur (whole words, any case, accents
+    optional); put "exact phrases" in double quotes. Best matches first (title and
+    heading matches rank higher), each with its path and a snippet. Use page=2, 3, ...
+    when has_more is true."""
+    parsed = T.parse_query(query)
+    if not parsed.terms:
+        raise ModelRetry('query is empty: give words to search for, e.g. "budget 2024"')
+    limit = max(1, min(int(limit), MAX_SEARCH_LIMIT))
+    page = _page(page)
+    index = _index(ctx)
+    try:
+        hits, more = index.search(parsed, (page - 1) * limit, limit)
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+    if not hits:
+        where = "" if page == 1 else f" on page {page}"
+        return ToolResult.empty(f"No notes match {query!r}{where}.")
+    first = (page - 1) * limit + 1
+    lines = [f"Notes matching {query!r} ({first}–{first + len(hits) - 1}):"]
+    patterns = parsed.patterns
+    for number, hit in enumerate(hits, first):
+        lines.append(f"{number}. {hit.path}")
+        lines.append(f"   {T.snippet(hit.text, patterns)}")
+    if more:
+        lines.append(f"More results: page={page + 1}")
+    return ToolResult(
+        "\n".join(lines),
+        count=len(hits),
+        has_more=more,
+        next_page=page + 1 if more else None,
+        data={"paths": [h.path for h in hits]},
+    )
+
+
+def list_notes(
+    ctx: RunContext[CoDeps], tag: str | None = None, folder: str | None = None, page: int = 1
+) -> ToolResult:
+    """List notes in the Obsidian vault, optionally only those with a tag (``project``
+    also finds nested ``project/alpha``) and/or in a folder. 50 per page."""
+    page = _page(page)
+    index = _index(ctx)
+    tag_key = tag.strip().lstrip("#").strip("/").lower() if tag else None
+    folder_rel = None
+    if folder and folder.strip().strip("/"):
+        try:
+            target = resolve_inside(index.root, folder.strip().strip("/"))
+        except VaultError as exc:
+            raise ModelRetry(str(exc)) from exc
+        if not target.is_dir():
+            return ToolResult.empty(f"No folder {folder!r} in the vault.")
+        folder_rel = relative(index.root, target) if target != index.root else None
+    try:
+        rows, total = index.notes(tag_key, folder_rel, (page - 1) * LIST_PAGE, LIST_PAGE)
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+    what = " ".join(
+        part
+        for part in (
+            f"tagged #{tag_key}" if tag_key else "",
+            f"in {folder_rel}/" if folder_rel else "",
+        )
+        if part
+    )
+    if not rows:
+        return ToolResult.empty(f"No notes{' ' + what if what else ''}.")
+    first = (page - 1) * LIST_PAGE + 1
+    lines = [f"{total} notes{' ' + what if what else ''} ({first}–{first + len(rows) - 1}):"]
+    lines += [f"- {path}" + (f"  [{tags}]" if tags else "") for path, tags in rows]
+    more = first - 1 + len(rows) < total
+    if more:
+        lines.append(f"More: page={page + 1}")
+    return ToolResult(
+        "\n".join(lines), count=total, has_more=more, next_page=page + 1 if more else None
+    )
+
+
+def read_note(ctx: RunContext[CoDeps], name: str) -> str:
+    """Read one note, frontmatter included. ``name`` is a path in the vault (with or
+    without .md) or a note title as a [[wikilink]] would name it."""
+    index = _index(ctx)
+    rel, path = locate(index, name)
+    text = read_text(path)
+    if text is None:
+        raise ModelRetry(f"{rel} cannot be read as text.")
+    if len(text) > MAX_READ_CHARS:
+        return (
+            f"{text[:MAX_READ_CHARS]}\n\n[{rel}: showing the first {MAX_READ_CHARS:,} of "
+            f"{len(text):,} characters; use search_notes to find a later part]"
+        )
+    return text
+
+
+def note_links(ctx: RunContext[CoDeps], name: str) -> ToolResult:
+    """The [[wikilinks]] a note makes (and which note each one leads to) and the notes
+    that link back to it."""
+    index = _index(ctx)
+    rel, _path = locate(index, name)
+    outgoing, back = index.links(rel)
+    lines = [f"Links from {rel}:"]
+    lines += [f"- [[{raw}]] → {target or '(no such note yet)'}" for raw, target in outgoing] or [
+        "- none"
+    ]
+    lines.append(f"Backlinks to {rel}:")
+    lines += [f"- {p}" for p in back] or ["- none"]
+    return ToolResult(
+        "\n".join(lines),
+        count=len(outgoing) + len(back),
+        data={"outgoing": [t for _r, t in outgoing if t], "backlinks": back},
+    )
+
+
+def _writable_path(index: VaultIndex, name: str) -> tuple[str, Path]:
+    raw = _clean_name(name)
+    if not raw.lower().endswith(".md"):
+        raw += ".md"
+    try:
+        target = resolve_inside(index.root, raw)
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+    rel = relative(index.root, target)
+    if is_ignored(rel):
+        raise ModelRetry(f"{name!r}: notes cannot go in hidden folders like .obsidian/")
+    return rel, target
+
+
+def create_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
+    """Create a new note (``folder/Title`` or ``folder/Title.md``) with the given markdown.
+    Fails if it exists: use append_to_note to add to an existing note."""
+    index = _index(ctx)
+    rel, target = _writable_path(index, name)
+    if target.exists():
+        raise ModelRetry(f"{rel} already exists. Use append_to_note to add to it.")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # mkdir may have followed nothing new, but check the real parent once more
+    resolve_inside(index.root, str(target.parent))
+    ctx.deps.changes.before_write(target)
+    target.write_text(content if content.endswith("\n") else content + "\n", encoding="utf-8")
+    index.note_changed(target)
+    return f"Created {rel} ({len(content):,} characters)."
+
+
+def append_to_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
+    """Append markdown to the end of an existing note (path or title)."""
+    index = _index(ctx)
+    rel, target = locate(index, name)
+    current = read_text(target)
+    if current is None:
+        raise ModelRetry(f"{rel} is not a text note; not appending.")
+    ctx.deps.changes.before_write(target)
+    addition = ("" if not current or current.endswith("\n") else "\n") + content
+    if not addition.endswith("\n"):
+        addition += "\n"
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.write(addition)
+    index.note_changed(target)
+    return f"Appended {len(content):,} characters to {rel}."

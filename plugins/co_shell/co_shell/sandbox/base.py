@@ -1,0 +1,119 @@
+"""What every sandbox backend shares: results, errors, the minimal environment, output caps.
+
+This layer knows nothing of pydantic-ai: it raises ``SandboxError`` (exit code, output,
+whether it timed out) and the tool layer turns that into ``ModelRetry``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Protocol
+
+from co_core.errors import CoError
+
+WORKDIR = "/workspace"
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+FALLBACK_UID = 1000  # used when Co itself runs as root: the sandbox never does
+
+
+def minimal_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment a sandboxed command gets: nothing from the host leaks in."""
+    env = {
+        "PATH": PATH,
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.update(extra or {})
+    return env
+
+
+def sandbox_ids() -> tuple[int, int]:
+    """The uid/gid commands run as: the host user's, or an unprivileged one if that is root."""
+    uid, gid = os.getuid(), os.getgid()
+    if uid == 0:
+        return FALLBACK_UID, FALLBACK_UID
+    return uid, gid
+
+
+@dataclass
+class CommandResult:
+    exit_code: int
+    output: str
+    cut: int = 0  # bytes left out of ``output``
+    timed_out: bool = False
+    seconds: float = 0.0
+
+
+class SandboxError(Exception):
+    """A command failed (non-zero exit or timeout) or the sandbox broke while running it."""
+
+    def __init__(self, message: str, exit_code: int = -1, output: str = "", timed_out=False):
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.output = output
+        self.timed_out = timed_out
+
+    @classmethod
+    def from_result(cls, result: CommandResult, timeout: float) -> SandboxError:
+        if result.timed_out:
+            message = f"command timed out after {timeout:g} s and was killed"
+        else:
+            message = f"command exited with code {result.exit_code}"
+        return cls(message, result.exit_code, result.output, result.timed_out)
+
+
+class SandboxUnavailable(CoError):
+    """The chosen backend cannot run here; the message says why and how to fix it."""
+
+
+class Sandbox(Protocol):
+    name: str
+
+    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+        """Run ``argv`` in the workspace; returns even on non-zero exit (see ``check``)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def check(result: CommandResult, timeout: float) -> CommandResult:
+    """Raise SandboxError unless the command exited 0 in time."""
+    if result.timed_out or result.exit_code != 0:
+        raise SandboxError.from_result(result, timeout)
+    return result
+
+
+class OutputCap:
+    """Keeps the head and the tail of a stream within ``limit`` bytes, counting what it cut."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = limit // 4
+        self.tail_limit = limit - self.head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.cut = 0
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail += chunk
+        extra = len(self.tail) - self.tail_limit
+        if extra > 0:
+            del self.tail[:extra]
+            self.cut += extra
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if self.cut:
+            return f"{head}\n[... {self.cut} bytes of output cut ...]\n{tail}"
+        return head + tail

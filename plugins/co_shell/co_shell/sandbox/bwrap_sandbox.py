@@ -1,0 +1,158 @@
+"""The bubblewrap backend: no daemon, a fresh namespace per command.
+
+The system directories are mounted read-only, the workspace read-write at
+``/workspace``, a private ``/tmp``, no network (unless allowed), no host home
+directories, a new PID namespace (everything dies with the command), a minimal
+environment. Limits come from a cgroup where Co may create one (pids, memory, CPU),
+otherwise from rlimits (address space, process count); the timeout kills the whole
+sandbox. When Co runs as root, the command runs as uid 1000 instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import weakref
+from pathlib import Path
+
+from co_shell.sandbox.base import (
+    WORKDIR,
+    CommandResult,
+    SandboxUnavailable,
+    minimal_env,
+    sandbox_ids,
+)
+from co_shell.sandbox.cgroups import Cgroup
+from co_shell.sandbox.process import count_processes, limiter, parse_size, run_process
+from co_shell.settings import ShellSettings
+
+SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
+
+FIX = (
+    "install bubblewrap (`apt install bubblewrap`) and allow unprivileged user namespaces "
+    "(`sysctl kernel.unprivileged_userns_clone=1`, or the AppArmor "
+    "`kernel.apparmor_restrict_unprivileged_userns=0`), or set shell.sandbox to docker"
+)
+
+
+def _system_mounts() -> list[str]:
+    args: list[str] = []
+    for folder in SYSTEM_DIRS:
+        if os.path.islink(folder):
+            args += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            args += ["--ro-bind", folder, folder]
+    return args
+
+
+@functools.lru_cache(maxsize=4)
+def probe(uid: int, gid: int) -> str | None:
+    """None if bubblewrap works here, else why not."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return "bwrap is not installed"
+    cmd = [exe, "--unshare-all", "--die-with-parent", *_system_mounts(), "--", "true"]
+    ids = {"user": uid, "group": gid, "extra_groups": []} if os.getuid() == 0 else {}
+    try:
+        done = subprocess.run(cmd, capture_output=True, timeout=10, **ids)  # type: ignore[call-overload]
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap could not run: {exc}"
+    if done.returncode != 0:
+        return f"bwrap failed: {done.stderr.decode(errors='replace').strip()[:300]}"
+    return None
+
+
+class BubblewrapSandbox:
+    name = "bubblewrap"
+    workdir = WORKDIR
+
+    def __init__(self, settings: ShellSettings, workspace: Path) -> None:
+        self.settings = settings
+        self.workspace = Path(os.path.realpath(workspace))
+        self.uid, self.gid = sandbox_ids()
+        problem = probe(self.uid, self.gid)
+        if problem:
+            raise SandboxUnavailable(f"bubblewrap sandbox unavailable: {problem}; {FIX}")
+        self.exe = shutil.which("bwrap") or "bwrap"
+        self._cgroup: Cgroup | None = None
+        self._cgroup_tried = False
+        if os.getuid() == 0:
+            self._check_access()
+
+    def _check_access(self) -> None:
+        """Running as root, commands run as uid 1000: it must be able to reach the workspace."""
+        done = subprocess.run(
+            self.argv(["true"]),
+            capture_output=True,
+            timeout=10,
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+        )
+        if done.returncode != 0:
+            detail = done.stderr.decode(errors="replace").strip()[:200]
+            raise SandboxUnavailable(
+                f"bubblewrap: Co runs as root, so commands run as uid {self.uid}, which cannot "
+                f"use {self.workspace} ({detail}); make the folder and its parents accessible "
+                "to that user, or run Co as a normal user"
+            )
+
+    def argv(self, command: list[str]) -> list[str]:
+        net = ["--share-net"] if self.settings.network else []
+        env: list[str] = []
+        for key, value in minimal_env().items():
+            env += ["--setenv", key, value]
+        return [
+            self.exe,
+            "--unshare-all",
+            *net,
+            "--die-with-parent",
+            "--new-session",
+            *_system_mounts(),
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--tmpfs", "/tmp",
+            "--bind", str(self.workspace), WORKDIR,
+            "--remount-ro", "/",
+            "--chdir", WORKDIR,
+            "--hostname", "co-sandbox",
+            "--clearenv",
+            *env,
+            "--",
+            *command,
+        ]  # fmt: skip
+
+    def _group(self) -> Cgroup | None:
+        """One cgroup for this sandbox's commands, made on first use, removed on close."""
+        if not self._cgroup_tried:
+            s = self.settings
+            self._cgroup = Cgroup.create(parse_size(s.memory), s.cpus, s.pids)
+            self._cgroup_tried = True
+            if self._cgroup is not None:  # removed even if close() is never called
+                weakref.finalize(self, self._cgroup.remove)
+        return self._cgroup
+
+    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+        timeout = timeout or self.settings.timeout
+        s = self.settings
+        cgroup = self._group()
+        nproc = None if cgroup else count_processes(self.uid) + s.pids
+        drop = (self.uid, self.gid) if os.getuid() == 0 else None
+        # with a cgroup, memory is capped there (OOM kill) instead of by address space
+        memory = None if cgroup else parse_size(s.memory)
+        return run_process(
+            self.argv(argv),
+            env=minimal_env(),
+            cwd=str(self.workspace),
+            timeout=timeout,
+            output_limit=s.output_limit,
+            preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
+        )
+
+    def close(self) -> None:
+        """Remove the cgroup; nothing else lingers (every command had its own namespaces)."""
+        if self._cgroup is not None:
+            self._cgroup.remove()
+        self._cgroup, self._cgroup_tried = None, False

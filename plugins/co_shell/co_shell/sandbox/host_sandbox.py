@@ -1,0 +1,41 @@
+"""The ``none`` backend: commands run on the host, in the workspace, as the user.
+
+Only by explicit choice (``shell.sandbox = "none"``), and Co says so in ``co status``
+and in the prompt line. It still gets the minimal environment, the timeout (its process
+group is killed), the output cap and rlimits, but nothing stops it from reading or
+writing anything the user can.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from co_shell.sandbox.base import CommandResult, minimal_env
+from co_shell.sandbox.process import limiter, parse_size, run_process
+from co_shell.settings import ShellSettings
+
+WARNING = "shell commands run on the host with no sandbox (shell.sandbox = none)"
+
+
+class HostSandbox:
+    name = "none"
+    workdir: str
+
+    def __init__(self, settings: ShellSettings, workspace: Path) -> None:
+        self.settings = settings
+        self.workspace = Path(os.path.realpath(workspace))
+        self.workdir = str(self.workspace)
+
+    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+        return run_process(
+            argv,
+            env=minimal_env({"PWD": self.workdir}),
+            cwd=self.workdir,
+            timeout=timeout or self.settings.timeout,
+            output_limit=self.settings.output_limit,
+            preexec=limiter(parse_size(self.settings.memory), None),
+        )
+
+    def close(self) -> None:
+        """Nothing to clean up."""

@@ -1,0 +1,149 @@
+"""Run a local process with a deadline, a capped output and resource limits.
+
+Shared by the bubblewrap and the host backends. The process gets its own session so a
+timeout kills it and everything in its process group; rlimits cap memory (address
+space), the number of processes (the user's current count plus ``pids``), file size and
+core dumps.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+from co_shell.sandbox.base import CommandResult, OutputCap, SandboxError
+
+IO_GRACE = 2.0  # after the command exits, for children still writing
+
+
+def parse_size(text: str) -> int:
+    """Docker-style sizes: ``512m``, ``2g``, ``1048576``."""
+    text = text.strip().lower().removesuffix("b")
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
+def count_processes(uid: int) -> int:
+    """How many processes ``uid`` owns now (RLIMIT_NPROC counts all of them)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid == uid:
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def limiter(
+    memory: int | None,
+    nproc: int | None,
+    *,
+    cgroup: Any = None,
+    ids: tuple[int, int] | None = None,
+) -> Callable[[], None]:
+    """What the child does before exec: join the cgroup, set rlimits, drop to ``ids``."""
+
+    def apply() -> None:
+        if cgroup is not None:
+            cgroup.join()
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if ids is not None:
+            os.setgroups([])
+            os.setgid(ids[1])
+            os.setuid(ids[0])
+
+    return apply
+
+
+def _pump(proc: subprocess.Popen[bytes], cap: OutputCap, deadline: float) -> bool:
+    """Read output until EOF; kill the process group at the deadline. True if it timed out.
+
+    One thread and ``select``: no polling sleeps, so a fast command returns fast. After
+    the command exits, children still holding the pipe get ``IO_GRACE`` seconds.
+    """
+    fd = proc.stdout.fileno()  # type: ignore[union-attr]
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        exited_at: float | None = None
+        while True:
+            now = time.perf_counter()
+            limit = deadline if exited_at is None else min(deadline, exited_at + IO_GRACE)
+            if now >= limit:
+                timed_out = proc.poll() is None
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                return timed_out
+            wait = min(limit - now, 0.05 if exited_at is None else limit - now)
+            if sel.select(wait):
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return False
+                cap.feed(chunk)
+            elif exited_at is None and proc.poll() is not None:
+                exited_at = time.perf_counter()
+
+
+def run_process(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    timeout: float,
+    output_limit: int,
+    preexec: Callable[[], None] | None = None,
+    user: int | None = None,
+    group: int | None = None,
+) -> CommandResult:
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=preexec,
+            user=user,
+            group=group,
+            extra_groups=[] if user is not None else None,
+            close_fds=True,
+        )
+    except OSError as exc:
+        raise SandboxError(f"could not start {argv[0]}: {exc.strerror or exc}") from exc
+    cap = OutputCap(output_limit)
+    assert proc.stdout is not None
+    deadline = started + timeout
+    timed_out = _pump(proc, cap, deadline)
+    try:  # output closed early (``exec >&-``) does not mean the command ended
+        code = proc.wait(max(0.0, deadline - time.perf_counter()))
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        code = proc.wait()
+    proc.stdout.close()
+    return CommandResult(
+        exit_code=code if code >= 0 else 128 - code,
+        output=cap.text(),
+        cut=cap.cut,
+        timed_out=timed_out,
+        seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,86 @@
+"""The exec tools: ``run_shell_command`` and ``run_python``, both inside the sandbox.
+
+The sandbox raises ``SandboxError`` (framework-agnostic); here it becomes ``ModelRetry``
+with the exit code and the tail of the output, so the model can correct itself. What a
+command changed in the workspace is recorded (snapshot before, compare after) so
+``/undo`` covers it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai import ModelRetry, RunContext
+
+from co_core import snapshots
+from co_shell import pathsafe
+from co_shell.sandbox import CommandResult, SandboxError, check
+
+TAIL_CHARS = 4000
+
+
+def _tail(text: str) -> str:
+    text = text.rstrip()
+    if len(text) > TAIL_CHARS:
+        return f"[... {len(text) - TAIL_CHARS} characters before ...]\n{text[-TAIL_CHARS:]}"
+    return text or "(no output)"
+
+
+def _show(result: CommandResult) -> str:
+    return result.output.rstrip() or "(no output)"
+
+
+def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
+    """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry."""
+    sandbox = ctx.deps.resource("sandbox")
+    settings = ctx.deps.section("shell")
+    before = snapshots.take(ctx.deps.workspace) if settings.track_shell_changes else None
+    try:
+        result = sandbox.run(argv, settings.timeout)
+    finally:
+        if before is not None:
+            snapshots.record_since(ctx.deps.changes, before)
+    try:
+        check(result, settings.timeout)
+    except SandboxError as exc:
+        raise ModelRetry(f"{exc}. Output:\n{_tail(exc.output)}") from exc
+    return _show(result)
+
+
+def run_shell_command(ctx: RunContext[Any], cmd: str) -> str:
+    """Run a shell command (sh -c) in the sandboxed workspace and return its output.
+
+    The workspace is the current directory; there is no network unless the user allowed
+    it. A failing command (non-zero exit, timeout) comes back as an error with its output.
+    """
+    if not cmd.strip():
+        raise ModelRetry("cmd is empty; give a shell command such as 'ls -la'")
+    return run_in_sandbox(ctx, ["sh", "-c", cmd])
+
+
+def run_python(
+    ctx: RunContext[Any],
+    code: str | None = None,
+    path: str | None = None,
+    args: list[str] | None = None,
+) -> str:
+    """Run Python in the sandbox: either a snippet (``code``) or a workspace script (``path``).
+
+    Args:
+        code: Python source to run with ``python3 -c``.
+        path: a .py file relative to the workspace.
+        args: command-line arguments for the script.
+    """
+    if (code is None) == (path is None):
+        raise ModelRetry("give either code (a snippet) or path (a .py file), not both")
+    if code is not None:
+        return run_in_sandbox(ctx, ["python3", "-c", code, *(args or [])])
+    try:
+        real = pathsafe.resolve(ctx.deps.workspace, path or "")
+    except pathsafe.PathRefused as exc:
+        raise ModelRetry(str(exc)) from exc
+    if not real.is_file():
+        raise ModelRetry(f"no file {path!r} in the workspace; use list_files to find it")
+    return run_in_sandbox(
+        ctx, ["python3", pathsafe.relative(ctx.deps.workspace, real), *(args or [])]
+    )

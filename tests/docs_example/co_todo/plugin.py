@@ -1,0 +1,124 @@
+"""co-todo's hooks. Co imports this module on every start: only co_core at the top."""
+
+from __future__ import annotations
+
+# docs: header
+from co_core import hookimpl
+
+CO_HOOKSPEC_VERSION = 1  # the hookspec version this plugin was written against
+# /docs
+
+
+# docs: register_settings
+@hookimpl
+def register_settings(register):
+    from co_todo.settings import TodoSettings
+
+    register("todo", TodoSettings)
+
+
+# /docs
+
+
+# docs: register_deps
+@hookimpl
+def register_deps(register):
+    def todo_store(settings):
+        from co_todo.store import TodoStore
+
+        return TodoStore(settings.section("todo").file)
+
+    register("todo_store", todo_store)
+
+
+# /docs
+
+
+# docs: register_tools
+@hookimpl
+def register_tools(register):
+    register("co_todo.tools:list_todos", risk="read", permission="todo:read:{contains}")
+    register("co_todo.tools:add_todo", risk="write", permission="todo:add:{title}")
+
+
+# /docs
+
+
+# docs: approval_policy
+@hookimpl
+def approval_policy(call, settings):
+    # Adding to the user's own list is harmless and undoable: no need to ask.
+    # Co's built-in rules and the user's own rules still come first.
+    if call.plugin == "todo" and call.tool == "add_todo":
+        return "allow"
+    return None
+
+
+# /docs
+
+
+# docs: system_instructions
+@hookimpl
+def system_instructions(settings):
+    return "Todos are short imperative sentences. List todos before adding one twice."
+
+
+# /docs
+
+
+# docs: register_status_checks
+@hookimpl
+def register_status_checks(register):
+    from co_core import fail, off, ok
+
+    def todo_file(settings):
+        from co_todo.store import TodoStore
+
+        store = TodoStore(settings.section("todo").file)
+        if not store.path.exists():
+            return off(f"no todos yet ({store.path})")
+        try:
+            return ok(f"{len(store.all())} todos in {store.path}")
+        except Exception as exc:
+            return fail(str(exc))
+
+    register("todo file", todo_file, timeout=2)
+
+
+# /docs
+
+
+# docs: register_commands
+@hookimpl
+def register_commands(app):
+    import typer
+
+    todo = typer.Typer(help="Your todo list.", no_args_is_help=True)
+
+    @todo.command("list")
+    def list_command() -> None:
+        """Print every todo."""
+        from co_core.settings import current_settings
+        from co_todo.store import TodoStore
+
+        store = TodoStore(current_settings().section("todo").file)
+        for number, title in enumerate(store.all(), 1):
+            print(f"{number}. {title}")
+
+    app.add_typer(todo, name="todo")
+
+
+# /docs
+
+
+# docs: register_slash_commands
+@hookimpl
+def register_slash_commands(register):
+    def count(arg, deps):
+        todos = deps.resource("todo_store").all()
+        return f"{len(todos)} todos" if todos else "no todos"
+
+    register("todos", count, help="how many todos you have")
+
+
+# /docs

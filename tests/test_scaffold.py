@@ -1,0 +1,171 @@
+"""``co plugin new``: the generated package installs, passes its own tests and loads in Co.
+
+Exactly what an author does: generate in an empty folder, ``uv pip install -e`` it with
+this co-core checkout into a fresh venv, run its tests, then ``co plugins``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from co_core.scaffold import plugin_name, render
+from co_core.testing import run_co
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*argv: str | Path, **kw) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [str(a) for a in argv], capture_output=True, text=True, timeout=600, **kw
+    )
+    assert result.returncode == 0, f"{argv}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CO_", "VIRTUAL_ENV"))}
+    env.pop("PYTHONPATH", None)
+    env.update(CO_CONFIG_DIR=str(tmp_path / "cfg"), CO_DATA_DIR=str(tmp_path / "data"))
+    return env
+
+
+@dataclass
+class Installed:
+    root: Path  # the temporary folder everything lives in
+    package: Path  # the generated co-weather
+    venv: Path
+    made: subprocess.CompletedProcess[str]
+
+    def co(self, *args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+        return run(self.venv / "bin" / "co", *args, env=clean_env(self.root), **kw)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """``co plugin new weather``, then ``uv pip install -e`` it and this co-core into a fresh venv."""
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv is not installed (pip install uv)")
+    root = tmp_path_factory.mktemp("author")
+    made = run_co("plugin", "new", "weather", cwd=root)
+    assert made.returncode == 0, made.stderr
+    venv = root / "venv"
+    run(uv, "venv", "--quiet", "--python", "3.11", venv)
+    package = root / "co-weather"
+    python = venv / "bin" / "python"
+    run(uv, "pip", "install", "--quiet", "--python", python, "-e", ROOT, "-e", f"{package}[test]")
+    return Installed(root, package, venv, made)
+
+
+@pytest.mark.slow
+def test_new_plugin_is_a_complete_package(installed: Installed) -> None:
+    package = installed.package
+    assert f"Created {package.name}" in installed.made.stdout
+    assert sorted(p.relative_to(package).as_posix() for p in package.rglob("*") if p.is_file()) == [
+        "README.md",
+        "co_weather/__init__.py",
+        "co_weather/catalog.py",
+        "co_weather/plugin.py",
+        "co_weather/settings.py",
+        "co_weather/tools.py",
+        "pyproject.toml",
+        "tests/test_weather.py",
+    ]
+
+
+@pytest.mark.slow
+def test_its_own_tests_pass_out_of_the_box(installed: Installed) -> None:
+    tests = subprocess.run(
+        [installed.venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=installed.package,
+        env=clean_env(installed.root),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert " passed" in tests.stdout and "failed" not in tests.stdout
+
+
+@pytest.mark.slow
+def test_co_lists_it_and_knows_its_settings(installed: Installed) -> None:
+    listed = json.loads(installed.co("plugins", "--json").stdout)
+    weather = [p for p in listed if p["name"] == "weather"]
+    assert weather == [
+        {
+            "name": "weather",
+            "module": "co_weather.plugin",
+            "distribution": "co-weather",
+            "version": "0.1.0",
+            "status": "loaded",
+            "error": None,
+            "hooks": ["approval_policy", "register_deps", "register_settings", "register_tools"],
+            "tools": ["weather_search"],
+        }
+    ]
+    assert installed.co("config", "get", "weather.max_results").stdout.strip() == "10"
+
+
+@pytest.mark.slow
+def test_its_tool_works_in_co_ask(installed: Installed) -> None:
+    pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
+    (installed.root / "ask_script.py").write_text(
+        "from co_core.testing import script_calls, scripted_model\n"
+        "model = scripted_model(script_calls(('weather_search', {'query': 'an'})))\n"
+    )
+    env = {**clean_env(installed.root), "PYTHONPATH": str(installed.root)}
+    result = subprocess.run(
+        [installed.venv / "bin" / "co", "ask", "--model", "function:ask_script:model", "bananas?"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "- banana\n"  # the default catalog: apple, banana, cherry
+
+
+def test_existing_folder_is_never_overwritten(tmp_path: Path) -> None:
+    (tmp_path / "co-notes").mkdir()
+    (tmp_path / "co-notes" / "mine.txt").write_text("keep me")
+    result = run_co("plugin", "new", "notes", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().endswith(
+        "already exists: pick another name or folder (nothing was written)"
+    )
+    assert "Traceback" not in result.stderr
+    assert [p.name for p in (tmp_path / "co-notes").iterdir()] == ["mine.txt"]
+
+
+@pytest.mark.parametrize("bad", ["Weather!", "../evil", "1abc", "a--b", "", "co-", "core"])
+def test_bad_names_are_one_clear_line(tmp_path: Path, bad: str) -> None:
+    result = run_co("plugin", "new", bad, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("co: error: bad plugin name")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_target_folder_is_one_clear_line(tmp_path: Path) -> None:
+    result = run_co("plugin", "new", "notes", "--dir", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (
+        1,
+        f"co: error: {tmp_path / 'nowhere'} is not a folder\n",
+    )
+
+
+def test_names_map_to_package_module_and_entry_point() -> None:
+    assert plugin_name("co-Team-Wiki") == "team-wiki"
+    files = render("team-wiki")
+    assert 'name = "co-team-wiki"' in files["pyproject.toml"]
+    assert 'team-wiki = "co_team_wiki.plugin"' in files["pyproject.toml"]
+    assert "class TeamWikiSettings(SectionModel)" in files["co_team_wiki/settings.py"]
+    assert 'permission="team-wiki:read:{query}"' in files["co_team_wiki/plugin.py"]
+    assert "$" not in "".join(files.values())  # every placeholder was filled

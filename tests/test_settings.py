@@ -1,0 +1,132 @@
+"""Settings: precedence, clear errors, `co config`, and trusted project settings."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from co_core.testing import make_app, run_co
+
+
+def show(**env: str) -> dict[str, dict]:
+    result = run_co("config", "show", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_defaults_env_and_file_precedence(co_dirs: Path) -> None:
+    assert show()["request_limit"] == {"value": 25, "source": "default"}
+    assert show(CO_REQUEST_LIMIT="7")["request_limit"] == {
+        "value": 7,
+        "source": "env:CO_REQUEST_LIMIT",
+    }
+    (co_dirs / "settings.json").write_text(json.dumps({"request_limit": 9}))
+    # The settings file wins over the environment (documented order: file, env, default).
+    assert show(CO_REQUEST_LIMIT="7")["request_limit"] == {"value": 9, "source": "file"}
+
+
+def test_plugin_section_env_names(co_dirs: Path) -> None:
+    values = show(
+        OBSIDIAN_VAULT_PATH="/notes", CO_SHELL_TIMEOUT="5", CO_DISABLED_PLUGINS="slack, google"
+    )
+    assert values["obsidian.vault_path"] == {"value": "/notes", "source": "env:OBSIDIAN_VAULT_PATH"}
+    assert values["shell.timeout"]["value"] == 5.0
+    assert values["disabled_plugins"]["value"] == ["slack", "google"]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            '{"shell": {"timeout": "soon"}',
+            "line 1 column 30: invalid JSON: Expecting ',' delimiter",
+        ),
+        ('{"shell": {"timeout": "soon"}}', "shell.timeout: Input should be a valid number"),
+        (
+            '{"shell": {"timout": 3}}',
+            "shell.timout: unknown setting (a typo? `co config show` lists them)",
+        ),
+        (
+            '{"request_limit": 0}',
+            "request_limit: Input should be greater than or equal to 1 (got 0)",
+        ),
+        ('{"shell": 3}', "shell: must be an object of settings, not 3"),
+        ("[1, 2]", "must hold a JSON object, not list"),
+    ],
+)
+def test_bad_settings_file_gives_one_clear_line(co_dirs: Path, content: str, expected: str) -> None:
+    settings_file = co_dirs / "settings.json"
+    settings_file.write_text(content)
+    result = run_co("config", "show")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"co: error: {settings_file}")
+    assert expected in lines[0]
+
+
+def test_bad_environment_variable_is_named(co_dirs: Path) -> None:
+    result = run_co("config", "show", env={"CO_SHELL_PIDS": "lots"})
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "co: error: environment variable CO_SHELL_PIDS: shell.pids: Input should be"
+    )
+
+
+def test_config_set_get_unset_and_file_mode(co_dirs: Path) -> None:
+    assert run_co("config", "set", "shell.timeout", "12").returncode == 0
+    assert run_co("config", "set", "obsidian.vault_path", "2026").returncode == 0
+    settings_file = co_dirs / "settings.json"
+    assert stat.S_IMODE(settings_file.stat().st_mode) == 0o600
+    assert json.loads(settings_file.read_text()) == {
+        "obsidian": {"vault_path": "2026"},
+        "shell": {"timeout": 12},
+    }
+    assert run_co("config", "get", "shell.timeout").stdout == "12.0\n"
+    assert run_co("config", "unset", "shell.timeout").returncode == 0
+    assert run_co("config", "get", "shell.timeout").stdout == "30.0\n"
+
+
+def test_config_set_rejects_bad_values_and_unknown_keys(co_dirs: Path) -> None:
+    bad = run_co("config", "set", "shell.timeout", "soon")
+    assert bad.returncode == 2 and "shell.timeout: Input should be a valid number" in bad.stderr
+    unknown = run_co("config", "set", "shell.timout", "3")
+    assert unknown.returncode == 2
+    assert "unknown setting 'shell.timout'" in unknown.stderr
+    assert not (co_dirs / "settings.json").exists()  # nothing half-written
+
+
+def test_config_path(co_dirs: Path) -> None:
+    assert run_co("config", "path").stdout == f"{co_dirs / 'settings.json'}\n"
+
+
+def test_untrusted_project_settings_are_ignored_with_notice(co_dirs: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".co").mkdir(parents=True)
+    (project / ".co" / "settings.json").write_text(json.dumps({"shell": {"sandbox": "none"}}))
+    (project / "src").mkdir()
+    result = run_co("config", "get", "shell.sandbox", cwd=project / "src")
+    assert result.stdout == "docker\n"
+    assert f"ignoring {project / '.co' / 'settings.json'}: folder not trusted" in result.stderr
+    assert run_co("trust", str(project)).returncode == 0
+    trusted = run_co("config", "get", "shell.sandbox", cwd=project / "src")
+    assert (trusted.stdout, trusted.stderr) == ("none\n", "")
+    assert run_co("trust", "--list").stdout == f"{project}\n"
+    assert run_co("trust", "--revoke", str(project)).returncode == 0
+    assert run_co("config", "get", "shell.sandbox", cwd=project).stdout == "docker\n"
+
+
+def test_project_settings_override_user_settings(co_dirs: Path, tmp_path: Path) -> None:
+    (co_dirs / "settings.json").write_text(json.dumps({"shell": {"timeout": 5, "pids": 100}}))
+    project = tmp_path / "p"
+    (project / ".co").mkdir(parents=True)
+    (project / ".co" / "settings.json").write_text(json.dumps({"shell": {"timeout": 9}}))
+    run_co("trust", str(project))
+    settings = make_app(cwd=project).settings
+    assert (settings.get("shell.timeout"), settings.get("shell.pids")) == (9.0, 100)
+    assert settings.sources["shell.timeout"] == "project"
+    assert settings.project_file == project / ".co" / "settings.json"
