@@ -242,6 +242,7 @@ def build_agent(
     *,
     runtime: Runtime | None = None,
     warn: Callable[[str], None] = lambda message: None,
+    workspace: Any = None,
 ) -> CoAgent:
     """The agent for a session; ``model`` may be swapped per run (``/model``)."""
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
@@ -249,11 +250,16 @@ def build_agent(
     runtime = runtime or Runtime()
     tools, specs = load_tools(host, warn)
     hooks = CoHooks(specs, runtime, text_tool_calls=core.text_tool_calls)
+    from co_core.mcp.toolsets import mcp_toolsets
+
+    # MCP servers' tools join ``specs`` when listed, so the same gate sees them.
+    toolsets = mcp_toolsets(settings, specs=specs, workspace=workspace, warn=warn)
     agent: Agent[CoDeps, str] = Agent(
         model,
         deps_type=CoDeps,
         instructions=instructions(host, settings),
         tools=tools,
+        toolsets=toolsets,
         retries={"tools": core.retries, "output": core.retries},
         capabilities=[hooks],
         defer_model_check=True,

@@ -51,7 +51,9 @@ class Session:
             from co_core.agent import build_agent
 
             settings = self.app.settings
-            self._agent = build_agent(self.app.host, settings, warn=self.app.warn)
+            self._agent = build_agent(
+                self.app.host, settings, warn=self.app.warn, workspace=self.app.cwd
+            )
             self._deps = self.app.make_deps()
         except BaseException as exc:  # reported when the first turn needs it
             self._error = exc
