@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -98,6 +99,34 @@ class Runtime:
     decide: Callable[..., gate.Decision] = gate.decide
     records: dict[str, CallRecord] = field(default_factory=dict)
     live_messages: list[ModelMessage] | None = None  # the running turn's history (for Ctrl+C)
+    engine: Any = None  # co_core.policy.PolicyEngine: decides, audits and remembers answers
+    pending: dict[str, Any] = field(default_factory=dict)  # engine decisions awaiting an answer
+    started: dict[str, float] = field(default_factory=dict)
+
+    def gate(self, spec: ToolSpec, args: dict[str, Any], call_id: str, deps: Any) -> gate.Decision:
+        """The seam: the policy engine when there is one, else the default rule of gate.py."""
+        if self.engine is None:
+            return self.decide(tool_call(spec, args), deps, yolo=self.yolo)
+        decision = self.engine.decide(self.engine.make_call(spec.name, args), call_id=call_id)
+        if decision.needs_approval:
+            self.pending[call_id] = decision
+            return gate.Decision("ask", decision.reason, decision.source)
+        return gate.Decision(
+            "allow" if decision.allowed else "deny", decision.reason, decision.source
+        )
+
+    def answered(self, call_id: str, approved: bool, reason: str) -> None:
+        decision = self.pending.pop(call_id, None)
+        if self.engine is not None and decision is not None:
+            self.engine.record_answer(
+                decision, approved, scope="once", reason=reason or None, call_id=call_id
+            )
+
+    def executed(self, spec: ToolSpec, args: dict[str, Any], call_id: str, status: str) -> None:
+        if self.engine is not None:
+            duration = time.perf_counter() - self.started.pop(call_id, time.perf_counter())
+            call = self.engine.make_call(spec.name, args)
+            self.engine.record_execution(call, status=status, duration=duration, call_id=call_id)
 
 
 def tool_call(spec: ToolSpec, args: dict[str, Any]) -> ToolCall:
@@ -142,15 +171,30 @@ class CoHooks(AbstractCapability[CoDeps]):
         record = self.runtime.records.setdefault(
             call.tool_call_id, CallRecord(call.tool_name, dict(args))
         )
+        self.runtime.started[call.tool_call_id] = time.perf_counter()
         if ctx.tool_call_approved:
             return args  # approved by the user (or the policy) in handle_deferred_tool_calls
-        decision = self.runtime.decide(tool_call(spec, args), ctx.deps, yolo=self.runtime.yolo)
+        decision = self.runtime.gate(spec, args, call.tool_call_id, ctx.deps)
         record.decision, record.reason = decision.effect, decision.reason
         if decision.effect == "allow":
             return args
         raise ApprovalRequired(
             {"effect": decision.effect, "reason": decision.reason, "source": decision.source}
         )
+
+    async def after_tool_execute(
+        self,
+        ctx: RunContext[CoDeps],
+        *,
+        call: ToolCallPart,
+        tool_def: Any,
+        args: dict[str, Any],
+        result: Any,
+    ) -> Any:
+        spec = self.specs.get(call.tool_name)
+        if spec is not None:
+            self.runtime.executed(spec, args, call.tool_call_id, "ok")
+        return result
 
     async def handle_deferred_tool_calls(
         self, ctx: RunContext[CoDeps], *, requests: DeferredToolRequests
@@ -178,6 +222,7 @@ class CoHooks(AbstractCapability[CoDeps]):
                 )
             else:
                 approved, why = await self.runtime.approver(tool_call(spec, args), decision)
+                self.runtime.answered(part.tool_call_id, approved, why)
                 record.decision = "approved" if approved else "denied"
                 record.reason = why
                 if approved:

@@ -48,7 +48,7 @@ def run_ask(
         return USAGE_ERROR
     if yolo:
         _err("WARNING: --yolo: every tool call runs without asking (writes, sends, commands)")
-    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo)
+    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo, headless=True)
     try:
         return asyncio.run(_ask(session, prompt, as_json))
     except KeyboardInterrupt:

@@ -37,6 +37,7 @@ class Session:
     model_spec: str | None = None
     base_url: str | None = None
     yolo: bool = False
+    headless: bool = False  # no terminal: calls needing approval are denied (co ask)
     history: list[Any] = field(default_factory=list)
     _agent: CoAgent | None = None
     _deps: CoDeps | None = None
@@ -55,10 +56,29 @@ class Session:
                 self.app.host, settings, warn=self.app.warn, workspace=self.app.cwd
             )
             self._deps = self.app.make_deps()
+            self._agent.runtime.yolo = self.yolo
+            self._agent.runtime.engine = self._policy(self._deps.session_id)
         except BaseException as exc:  # reported when the first turn needs it
             self._error = exc
         finally:
             self._ready.set()
+
+    def _policy(self, session_id: str) -> Any:
+        """The policy engine (rules, plugin opinions, grants, audit) behind the gate."""
+        try:
+            from co_core.policy import PolicyEngine
+        except ImportError:  # a co-core without the engine: gate.py's default rule
+            return None
+        engine = PolicyEngine.from_app(
+            self.app,
+            workspace=self.app.cwd,
+            session_id=session_id,
+            yolo=self.yolo,
+            headless=self.headless,
+        )
+        for notice in engine.notices + engine.check_upgrades():
+            self.app.warn(notice)
+        return engine
 
     def prepare_in_background(self) -> None:
         threading.Thread(target=self.prepare, name="co-prepare", daemon=True).start()
