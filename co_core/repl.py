@@ -193,6 +193,7 @@ class Repl:
             "clear": Slash("clear", "forget the conversation so far", self._clear),
             "model": Slash("model", "show or switch the model: /model NAME", self._model),
             "tools": Slash("tools", "tools with plugin, risk and permission key", self._tools),
+            "cost": Slash("cost", "tokens and cost of this session", self._cost),
             "exit": Slash("exit", "leave Co", lambda arg: None),
         }
         for name, entry in self.app.host.named("register_slash_commands", "slash command").items():
@@ -225,6 +226,12 @@ class Repl:
         if not arg.strip():
             return f"model: {self.session.model_label}"
         return f"model: {self.session.set_model(arg.strip())}"
+
+    def _cost(self, arg: str) -> str:
+        from co_core.usage import SessionUsage, cost_text
+
+        self.session.ready()
+        return cost_text(self.session.usage or SessionUsage())
 
     def _tools(self, arg: str) -> str:
         specs = self.session.ready().specs
@@ -320,6 +327,15 @@ class Repl:
         await asyncio.to_thread(self.session.model)
         assert self.view is not None
         await self.session.run_turn(text, self.view.on_event)
+        if self.session.last_usage is not None:
+            from rich.text import Text
+
+            from co_core.usage import format_usage_line
+
+            self.view.commit()  # the answer first, then its cost
+            line = format_usage_line(self.session.last_usage, self.session.usage)
+            self.view.pending.append(Text(line, style="dim"))
+            self.view.flush()
 
     async def loop(self, on_first_prompt: Callable[[], None] | None = None) -> None:
         started = on_first_prompt

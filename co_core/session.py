@@ -39,6 +39,8 @@ class Session:
     yolo: bool = False
     headless: bool = False  # no terminal: calls needing approval are denied (co ask)
     history: list[Any] = field(default_factory=list)
+    usage: Any = None  # co_core.usage.SessionUsage: totals for /cost
+    last_usage: Any = None  # the last turn's TurnUsage, for the line after a turn
     _agent: CoAgent | None = None
     _deps: CoDeps | None = None
     _model: ResolvedModel | None = None
@@ -58,10 +60,24 @@ class Session:
             self._deps = self.app.make_deps()
             self._agent.runtime.yolo = self.yolo
             self._agent.runtime.engine = self._policy(self._deps.session_id)
+            self._telemetry(settings)
         except BaseException as exc:  # reported when the first turn needs it
             self._error = exc
         finally:
             self._ready.set()
+
+    def _telemetry(self, settings: Any) -> None:
+        """Traces (docs/observability.md) and usage totals; absent pieces are skipped."""
+        try:
+            from co_core import telemetry
+            from co_core.usage import SessionUsage
+        except ImportError:
+            return
+        self.usage = SessionUsage()
+        assert self._agent is not None
+        telemetry.setup_tracing(settings)
+        telemetry.record_plugin_loads(self.app)
+        telemetry.instrument(self._agent.agent)
 
     def _policy(self, session_id: str) -> Any:
         """The policy engine (rules, plugin opinions, grants, audit) behind the gate."""
@@ -152,14 +168,16 @@ class Session:
                     await on_event(event)
 
         try:
-            result = await co.agent.run(
-                prompt,
-                deps=deps,
-                model=model.model,
-                message_history=self.history,
-                usage_limits=co.limits,
-                event_stream_handler=handler,
-            )
+            with self._traced_turn(deps.session_id, model.label, prompt) as traced:
+                result = await co.agent.run(
+                    prompt,
+                    deps=deps,
+                    model=model.model,
+                    message_history=self.history,
+                    usage_limits=co.limits,
+                    event_stream_handler=handler,
+                )
+                self._count(result, model.label, traced)
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._keep_partial(prompt, patch_dangling)
             raise
@@ -179,6 +197,29 @@ class Session:
             },
             model.label,
         )
+
+    def _traced_turn(self, session_id: str, label: str, prompt: str) -> Any:
+        try:
+            from co_core import telemetry
+        except ImportError:
+            import contextlib
+
+            return contextlib.nullcontext(None)
+        return telemetry.turn(session_id, model=label, prompt=prompt)
+
+    def _count(self, result: Any, label: str, traced: Any) -> None:
+        if self.usage is None:
+            return
+        from co_core.usage import turn_usage
+
+        spent = self.usage.add(turn_usage(result.usage, label, base_url=self.base_url))
+        self.last_usage = spent
+        if traced is not None:
+            traced.set(
+                input_tokens=spent.input_tokens,
+                output_tokens=spent.output_tokens,
+                cost_usd=None if spent.cost is None else float(spent.cost),
+            )
 
     def _keep_partial(self, prompt: str, patch: Callable[[list[Any]], list[Any]]) -> None:
         """Keep what the failed or cancelled turn said, in a shape the next turn accepts."""
@@ -209,6 +250,12 @@ class Session:
     def close(self) -> list[str]:
         """Close deps and stop a local model server; returns problems (we are exiting)."""
         problems: list[str] = []
+        try:
+            from co_core import telemetry
+
+            telemetry.shutdown_tracing()
+        except Exception as exc:
+            problems.append(f"flushing traces: {exc}")
         if self._deps is not None:
             problems += self._deps.close()
         if self._model is not None:

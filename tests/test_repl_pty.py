@@ -206,3 +206,16 @@ def test_bad_settings_stop_chat_with_one_line(testplug: Path) -> None:
     child.close()
     assert child.exitstatus == 2
     assert "Traceback" not in child.before
+
+
+def test_usage_line_after_each_turn_and_cost(chat) -> None:
+    child = chat()
+    ask(child, "hello")
+    child.expect(r"\(turn 1\)")
+    child.expect(r"in · \d+ out tokens")
+    child.expect(PROMPT)
+    ask(child, "/cost")
+    child.expect("This session: 1 turn")
+    child.expect(PROMPT)
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
