@@ -288,6 +288,7 @@ def build_agent(
     runtime: Runtime | None = None,
     warn: Callable[[str], None] = lambda message: None,
     workspace: Any = None,
+    capabilities: list[Any] | None = None,
 ) -> CoAgent:
     """The agent for a session; ``model`` may be swapped per run (``/model``)."""
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
@@ -306,7 +307,7 @@ def build_agent(
         tools=tools,
         toolsets=toolsets,
         retries={"tools": core.retries, "output": core.retries},
-        capabilities=[hooks],
+        capabilities=[hooks, *(capabilities or [])],
         defer_model_check=True,
     )
     return CoAgent(agent, specs, runtime, UsageLimits(request_limit=core.request_limit))

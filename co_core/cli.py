@@ -86,12 +86,21 @@ YoloOption = Annotated[
 
 @app.command("chat")
 def chat_command(
-    model: ModelOption = None, base_url: BaseUrlOption = None, yolo: YoloOption = False
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    yolo: YoloOption = False,
+    continue_: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue this folder's last session.")
+    ] = False,
+    resume: Annotated[
+        str | None, typer.Option("--resume", "-r", help="Continue a session by id (or prefix).")
+    ] = None,
 ) -> None:
     """Talk with Co in your terminal (Ctrl+D or exit to leave)."""
     from co_core.repl import run_chat
 
-    raise typer.Exit(run_chat(current(), model=model, base_url=base_url, yolo=yolo))
+    which = resume or ("latest" if continue_ else None)
+    raise typer.Exit(run_chat(current(), model=model, base_url=base_url, yolo=yolo, resume=which))
 
 
 @app.command("ask")

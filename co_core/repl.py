@@ -194,6 +194,9 @@ class Repl:
             "model": Slash("model", "show or switch the model: /model NAME", self._model),
             "tools": Slash("tools", "tools with plugin, risk and permission key", self._tools),
             "cost": Slash("cost", "tokens and cost of this session", self._cost),
+            "context": Slash("context", "how full the model's context is", self._context),
+            "compact": Slash("compact", "summarise older turns to free context", self._compact),
+            "sessions": Slash("sessions", "earlier sessions in this folder", self._sessions),
             "exit": Slash("exit", "leave Co", lambda arg: None),
         }
         for name, entry in self.app.host.named("register_slash_commands", "slash command").items():
@@ -226,6 +229,31 @@ class Repl:
         if not arg.strip():
             return f"model: {self.session.model_label}"
         return f"model: {self.session.set_model(arg.strip())}"
+
+    def _context(self, arg: str) -> str:
+        self.session.ready()
+        if self.session.memory is None:
+            return "context tracking is not available"
+        model = self.session.model().model
+        return self.session.memory.context_text(self.session.history, model)
+
+    def _compact(self, arg: str) -> str:
+        self.session.ready()
+        if self.session.memory is None:
+            return "compaction is not available"
+        result = asyncio.run(
+            self.session.memory.compact(
+                self.session.history, self.session.model().model, self.session.recorder
+            )
+        )
+        self.session.history = result.messages
+        return f"Compacted: {result.replaced} older messages summarised."
+
+    def _sessions(self, arg: str) -> str:
+        from co_core.sessions.chat import sessions_text
+        from co_core.sessions.store import SessionStore
+
+        return sessions_text(SessionStore(), self.app.cwd)
 
     def _cost(self, arg: str) -> str:
         from co_core.usage import SessionUsage, cost_text
@@ -335,6 +363,8 @@ class Repl:
             self.view.commit()  # the answer first, then its cost
             line = format_usage_line(self.session.last_usage, self.session.usage)
             self.view.pending.append(Text(line, style="dim"))
+            if self.session.note:
+                self.view.pending.append(Text(self.session.note, style="dim"))
             self.view.flush()
 
     async def loop(self, on_first_prompt: Callable[[], None] | None = None) -> None:
@@ -365,10 +395,17 @@ class Repl:
             await self.turn(text)
 
 
-def run_chat(app: App, *, model: str | None, base_url: str | None, yolo: bool) -> int:
+def run_chat(
+    app: App,
+    *,
+    model: str | None,
+    base_url: str | None,
+    yolo: bool,
+    resume: str | None = None,
+) -> int:
     console = Console(highlight=False)
     configured = app.settings.core.model  # bad settings: one line and exit 2, before the prompt
-    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo)
+    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo, resume=resume)
     if yolo:
         console.print(
             "[bold red]--yolo: every tool call runs without asking (writes, sends, commands).[/bold red]",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from co_core.app import App
+from co_core.errors import CoError
 
 if TYPE_CHECKING:
     from co_core.agent import CallRecord, CoAgent, Runtime
@@ -39,7 +40,11 @@ class Session:
     yolo: bool = False
     headless: bool = False  # no terminal: calls needing approval are denied (co ask)
     history: list[Any] = field(default_factory=list)
+    resume: str | None = None  # a session id (prefix) to continue, or "latest" (--continue)
     usage: Any = None  # co_core.usage.SessionUsage: totals for /cost
+    memory: Any = None  # co_core.sessions.chat.Memory: context fitting, /context, /compact
+    recorder: Any = None  # co_core.sessions.chat.Recorder: the session in the store
+    note: str | None = None  # what memory said after the last turn (compacted, nearly full)
     last_usage: Any = None  # the last turn's TurnUsage, for the line after a turn
     _agent: CoAgent | None = None
     _deps: CoDeps | None = None
@@ -54,10 +59,16 @@ class Session:
             from co_core.agent import build_agent
 
             settings = self.app.settings
+            extra = self._sessions(settings)
             self._agent = build_agent(
-                self.app.host, settings, warn=self.app.warn, workspace=self.app.cwd
+                self.app.host,
+                settings,
+                warn=self.app.warn,
+                workspace=self.app.cwd,
+                capabilities=extra,
             )
-            self._deps = self.app.make_deps()
+            session_id = self.recorder.info.id if self.recorder is not None else None
+            self._deps = self.app.make_deps(session_id=session_id)
             self._agent.runtime.yolo = self.yolo
             self._agent.runtime.engine = self._policy(self._deps.session_id)
             self._telemetry(settings)
@@ -65,6 +76,29 @@ class Session:
             self._error = exc
         finally:
             self._ready.set()
+
+    def _sessions(self, settings: Any) -> list[Any]:
+        """The session store (history kept across runs) and context fitting (docs/sessions.md)."""
+        try:
+            from co_core.sessions.chat import Memory, Recorder
+            from co_core.sessions.store import SessionStore
+        except ImportError:
+            return []
+        section = settings.sections.get("sessions")
+        self.memory = Memory(section)
+        store = SessionStore() if getattr(section, "save", True) else None
+        label = self.model_spec or settings.core.model or "auto"
+        if self.resume and store is not None:
+            if self.resume == "latest":
+                found = Recorder.latest(store, self.app.cwd)
+                if found is None:
+                    raise CoError("no earlier session in this folder to continue")
+            else:
+                found = Recorder.resume(store, self.resume)
+            self.recorder, self.history = found
+        else:
+            self.recorder = Recorder.start(store, cwd=self.app.cwd, model=label)
+        return [self.memory.capability()]
 
     def _telemetry(self, settings: Any) -> None:
         """Traces (docs/observability.md) and usage totals; absent pieces are skipped."""
@@ -180,11 +214,19 @@ class Session:
                 self._count(result, model.label, traced)
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._keep_partial(prompt, patch_dangling)
+            self._save(None)
             raise
         except Exception:
             self._keep_partial(prompt, patch_dangling)
+            self._save(None)
             raise
         self.history = result.all_messages()
+        self._save(result.usage)
+        self.note = None
+        if self.memory is not None:
+            self.history, self.note = await self.memory.after_turn(
+                self.history, model.model, self.recorder
+            )
         usage = result.usage
         return TurnResult(
             result.output,
@@ -197,6 +239,13 @@ class Session:
             },
             model.label,
         )
+
+    def _save(self, usage: Any) -> None:
+        if self.recorder is not None:
+            try:
+                self.recorder.save(self.history, usage)
+            except Exception as exc:  # the conversation goes on even if the disk is full
+                self.app.warn(f"session not saved: {exc}")
 
     def _traced_turn(self, session_id: str, label: str, prompt: str) -> Any:
         try:

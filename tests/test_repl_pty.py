@@ -219,3 +219,24 @@ def test_usage_line_after_each_turn_and_cost(chat) -> None:
     child.expect(PROMPT)
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
+
+
+def test_continue_picks_up_the_last_session(chat) -> None:
+    child = chat()
+    ask(child, "remember this")
+    child.expect(r"\(turn 1\)")
+    child.expect(PROMPT)
+    ask(child, "/context")
+    child.expect("%")
+    child.expect(PROMPT)
+    ask(child, "exit")
+    child.expect(pexpect.EOF)
+    again = chat("--continue")
+    ask(again, "and now")
+    again.expect(r"\(turn 2\)")  # the stored conversation came back
+    again.expect(PROMPT)
+    ask(again, "/sessions")
+    again.expect("remember this|1 turn|turns")
+    again.expect(PROMPT)
+    again.sendcontrol("d")
+    again.expect(pexpect.EOF)
