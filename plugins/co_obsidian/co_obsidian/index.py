@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from co_obsidian import rgscan
 from co_obsidian import text as T
 from co_obsidian.parse import parse_note
 from co_obsidian.progress import BuildProgress
@@ -46,8 +47,9 @@ BACKGROUND_BUILD_BYTES = 20_000_000
 
 
 class _BuildLater(Exception):
-    def __init__(self, files: list[FileStat]) -> None:
+    def __init__(self, files: list[FileStat], links: list[str]) -> None:
         self.files = files
+        self.links = links
 
 
 class _Stopped(Exception):
@@ -111,6 +113,7 @@ class VaultIndex:
         self._conn: sqlite3.Connection | None = None
         self._db_ino: int | None = None
         self._dirs: dict[str, int] = {}
+        self._symlinks: list[str] = []  # symlinked notes, as of the last walk
         self._checked_at = float("-inf")
         self._known: dict[str, tuple[int, int, int]] | None = None
         self._builder: threading.Thread | None = None
@@ -240,8 +243,10 @@ class VaultIndex:
 
     def _scan(self) -> dict[str, FileStat]:
         dirs: dict[str, int] = {}
-        found = {f.rel: f for f in walk(self.root, dirs)}
+        links: list[str] = []
+        found = {f.rel: f for f in walk(self.root, dirs, links)}
         self._dirs = dirs
+        self._symlinks = links
         self._watcher.start(sorted(dirs))
         if self._watcher.active and self._dirs_changed():
             self._watcher.close()  # changed while we looked: poll until the next full scan
@@ -284,7 +289,7 @@ class VaultIndex:
         known = self._known
         if later and not known and sum(f.size for f in on_disk.values()) > BACKGROUND_BUILD_BYTES:
             self._checked_at = float("-inf")
-            raise _BuildLater(list(on_disk.values()))
+            raise _BuildLater(list(on_disk.values()), self._symlinks)
         removed = [known[p][0] for p in known.keys() - on_disk.keys()]
         changed = [
             f
@@ -438,19 +443,89 @@ class VaultIndex:
     def search(self, query: T.Query, offset: int, limit: int) -> tuple[list[Hit], bool]:
         """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist."""
         if self.building():
-            return self._scan_search(list(walk(self.root)), query, offset, limit)
+            links: list[str] = []
+            files = list(walk(self.root, links=links))
+            return self._scan_search(files, query, offset, limit, links)
         try:
             return self._guarded(self._search, query, offset, limit, later=True)
         except _BuildLater as build_later:
-            found = self._scan_search(build_later.files, query, offset, limit)
+            found = self._scan_search(build_later.files, query, offset, limit, build_later.links)
             self._start_builder()  # after the scan: the two would fight over one interpreter
             return found
 
     def _scan_search(
+        self,
+        files: list[FileStat],
+        query: T.Query,
+        offset: int,
+        limit: int,
+        links: list[str] | None = None,
+    ) -> tuple[list[Hit], bool]:
+        """Search without the index: with ``rg`` as prefilter when it is installed, else by
+        reading every note. Ranked like the index: title, then headings, then how often
+        the terms occur for the note's length."""
+        rg = rgscan.executable()
+        if rg is not None:
+            if links is None:
+                links = [f.rel for f in files if os.path.islink(os.path.join(self.root, f.rel))]
+            found = self._rg_search(rg, files, links, query, offset, limit)
+            if found is not None:
+                return found
+        return self._read_search(files, query, offset, limit)
+
+    def _rg_search(
+        self,
+        rg: str,
+        files: list[FileStat],
+        links: list[str],
+        query: T.Query,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[Hit], bool] | None:
+        """rg finds the notes that may hold each term and on how many lines; they are
+        ranked on that (title matches first, then term lines for the note's length; no
+        heading bonus, which would mean reading every note), then read and verified best
+        first until the page is full. None if rg failed."""
+        terms = list(query.terms)
+        found = rgscan.search(rg, str(self.root), terms, links)
+        if found is None:
+            return None
+        patterns = query.patterns
+        average = max(1.0, sum(f.size for f in files) / max(1, len(files)))
+        scored: list[tuple[float, str]] = []
+        none = [0] * len(terms)
+        for f in files:
+            key = f.rel[:-3]
+            counts = found.get(f.rel, none)
+            if not all(c or p.search(key) for c, p in zip(counts, patterns, strict=True)):
+                continue  # a term in neither the text nor the path
+            stem = key.rpartition("/")[2]
+            score = 10.0 * sum(1 for p in patterns if p.search(stem))
+            length = 0.5 + 0.5 * f.size / average
+            score += sum(math.log1p(min(c, 20)) for c in counts) / length
+            scored.append((-score, f.rel))
+        scored.sort()
+        hits: list[Hit] = []
+        skipped = 0
+        for _score, rel in scored:
+            text = read_text(self.root / rel, MAX_INDEX_CHARS * 4)
+            if text is None:
+                continue
+            text = text[:MAX_INDEX_CHARS]
+            if not T.matches_all(rel[:-3] + "\n" + text, patterns):
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            if len(hits) == limit:
+                return hits, True
+            hits.append(Hit(rel, text))
+        return hits, False
+
+    def _read_search(
         self, files: list[FileStat], query: T.Query, offset: int, limit: int
     ) -> tuple[list[Hit], bool]:
-        """Search by reading every note (no index yet). Ranked like the index: title, then
-        headings, then how often the terms occur for the note's length."""
+        """Search by reading every note (no index and no rg)."""
         patterns = query.patterns
         prefilter = T.Prefilter(query)
         scored: list[tuple[float, str]] = []

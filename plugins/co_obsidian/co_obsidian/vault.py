@@ -53,9 +53,12 @@ def is_ignored(rel: str) -> bool:
     return any(p.startswith(".") for p in parts) or not rel.endswith(NOTE_SUFFIX)
 
 
-def walk(root: Path, dirs: dict[str, int] | None = None) -> Iterator[FileStat]:
+def walk(
+    root: Path, dirs: dict[str, int] | None = None, links: list[str] | None = None
+) -> Iterator[FileStat]:
     """Every note in the vault with its mtime and size (symlinks checked). ``dirs``, if
-    given, receives each visited folder's mtime (creates, renames, deletes change it)."""
+    given, receives each visited folder's mtime (creates, renames, deletes change it);
+    ``links`` the notes that are symlinks (a search with rg names them explicitly)."""
     stack = [(str(root), "")]
     root_str = str(root)
     while stack:
@@ -79,6 +82,8 @@ def walk(root: Path, dirs: dict[str, int] | None = None) -> Iterator[FileStat]:
                             continue  # points outside the vault
                         if os.path.isdir(target):
                             continue  # no symlinked folders: no loops, no double counting
+                        if links is not None and name.endswith(NOTE_SUFFIX):
+                            links.append(rel)
                     elif entry.is_dir():
                         stack.append((entry.path, rel))
                         continue

@@ -270,6 +270,9 @@ CONSISTENCY_NOTES = {
     "emoji.md": "launch🚀now ☕",
     "plain.md": "weekly review of the project budget",
     "path only/Zanzibar trip.md": "nothing inside",
+    "tr.md": "İSTANBUL'da ılık bir gün",
+    "under.md": "snake_heron and x_quokka\r\nweekly\r\n  review\x1ftail",
+    "ignored by git.md": "gitignored walrus",
 }
 CONSISTENCY_QUERIES = [
     "cafe",
@@ -297,16 +300,38 @@ CONSISTENCY_QUERIES = [
     "zanzibar",
     "trip",
     "paris très",
+    "istanbul",
+    "heron",
+    "quokka",
+    "walrus",
+    '"weekly review" tail',
+    "snake",
 ]
 
 
-def test_search_without_index_agrees_with_the_index(vault: Path, ctx) -> None:
+@pytest.mark.parametrize("rg", ["with rg", "without rg"])
+def test_search_without_index_agrees_with_the_index(
+    vault: Path, ctx, rg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # without an index, rg (when installed) preselects the notes; its patterns must never
+    # miss a note the index finds (accents, case, word edges, phrases over lines, paths)
+    from co_obsidian import rgscan
     from co_obsidian.text import parse_query
     from co_obsidian.vault import walk
 
+    if rg == "without rg":
+        monkeypatch.setenv("CO_OBSIDIAN_RG", "0")
+    elif rgscan.executable() is None:
+        pytest.skip("rg is not installed")
     for rel, text in CONSISTENCY_NOTES.items():
         write(vault, rel, text)
+    (vault / ".gitignore").write_text("ignored*\n", encoding="utf-8")  # not a vault rule
+    write(vault, "sub/real.md", "a linked heron")
+    (vault / "link.md").symlink_to(vault / "sub" / "real.md")
     vault_index = ctx.deps.resource("obsidian_index").index()
+    if rg == "with rg":  # rg really answers (a failure would fall back to reading)
+        found = rgscan.search(rgscan.executable(), str(vault_index.root), ["heron"], ["link.md"])
+        assert found is not None and set(found) == {"link.md", "sub/real.md", "under.md"}
     for query in CONSISTENCY_QUERIES:
         parsed = parse_query(query)
         scanned, _ = vault_index._scan_search(list(walk(vault_index.root)), parsed, 0, 50)
@@ -318,6 +343,9 @@ def test_search_without_index_agrees_with_the_index(vault: Path, ctx) -> None:
     assert paths(search_notes(ctx, "ПРОЕКТ")) == ["ru.md"]
     assert paths(search_notes(ctx, "zanzibar")) == ["path only/Zanzibar trip.md"]
     assert sorted(paths(search_notes(ctx, "krakow"))) == ["pl.md"]
+    assert sorted(paths(search_notes(ctx, "heron"))) == ["link.md", "sub/real.md", "under.md"]
+    assert paths(search_notes(ctx, "istanbul")) == ["tr.md"]
+    assert paths(search_notes(ctx, '"weekly review" tail')) == ["under.md"]
 
 
 def _notifications() -> bool:
