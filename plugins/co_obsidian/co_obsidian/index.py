@@ -442,16 +442,27 @@ class VaultIndex:
 
     def search(self, query: T.Query, offset: int, limit: int) -> tuple[list[Hit], bool]:
         """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist."""
-        if self.building():
-            links: list[str] = []
-            files = list(walk(self.root, links=links))
-            return self._scan_search(files, query, offset, limit, links)
+        # No index yet: rg (if installed) starts reading the vault now, beside the walk
+        rg = rgscan.executable()
+        pending = None
+        if rg is not None and (self.building() or not self.db_path.exists()):
+            pending = rgscan.start(rg, str(self.root), list(query.terms))
         try:
-            return self._guarded(self._search, query, offset, limit, later=True)
-        except _BuildLater as build_later:
-            found = self._scan_search(build_later.files, query, offset, limit, build_later.links)
-            self._start_builder()  # after the scan: the two would fight over one interpreter
-            return found
+            if self.building():
+                links: list[str] = []
+                files = list(walk(self.root, links=links))
+                return self._scan_search(files, query, offset, limit, links, pending)
+            try:
+                return self._guarded(self._search, query, offset, limit, later=True)
+            except _BuildLater as build_later:
+                found = self._scan_search(
+                    build_later.files, query, offset, limit, build_later.links, pending
+                )
+                self._start_builder()  # after the scan: they would fight over one interpreter
+                return found
+        finally:
+            if pending is not None:
+                pending.cancel()
 
     def _scan_search(
         self,
@@ -460,6 +471,7 @@ class VaultIndex:
         offset: int,
         limit: int,
         links: list[str] | None = None,
+        pending: rgscan.Pending | None = None,
     ) -> tuple[list[Hit], bool]:
         """Search without the index: with ``rg`` as prefilter when it is installed, else by
         reading every note. Ranked like the index: title, then headings, then how often
@@ -468,14 +480,16 @@ class VaultIndex:
         if rg is not None:
             if links is None:
                 links = [f.rel for f in files if os.path.islink(os.path.join(self.root, f.rel))]
-            found = self._rg_search(rg, files, links, query, offset, limit)
+            if pending is None:
+                pending = rgscan.start(rg, str(self.root), list(query.terms))
+            found = self._rg_search(pending, files, links, query, offset, limit)
             if found is not None:
                 return found
         return self._read_search(files, query, offset, limit)
 
     def _rg_search(
         self,
-        rg: str,
+        pending: rgscan.Pending,
         files: list[FileStat],
         links: list[str],
         query: T.Query,
@@ -487,10 +501,15 @@ class VaultIndex:
         heading bonus, which would mean reading every note), then read and verified best
         first until the page is full. None if rg failed."""
         terms = list(query.terms)
-        found = rgscan.search(rg, str(self.root), terms, links)
+        found = pending.result()
         if found is None:
             return None
         patterns = query.patterns
+        for rel in links:  # rg does not follow symlinks: count these here
+            text = read_text(self.root / rel, MAX_INDEX_CHARS * 4)
+            if text is not None:
+                text = text[:MAX_INDEX_CHARS]
+                found[rel] = [min(20, len(p.findall(text))) for p in patterns]
         average = max(1.0, sum(f.size for f in files) / max(1, len(files)))
         scored: list[tuple[float, str]] = []
         none = [0] * len(terms)

@@ -67,48 +67,69 @@ def term_regex(term: str) -> str:
     return body
 
 
-def search(rg: str, root: str, terms: list[str], links: list[str]) -> dict[str, list[int]] | None:
-    """{note: lines that may hold each of ``terms``} for notes that may hold at least one
-    term: one rg per term, run side by side. None if rg failed (the caller then reads
-    the notes itself)."""
-    base = [
-        rg, "--no-config", "--no-ignore", "--no-messages", "-a", "-i", "--null",
-        "--with-filename", "--color", "never", "-g", "*.md",
-    ]  # fmt: skip
-    runs = [[*base, "-c", "-e", term_regex(t), "--", ".", *links] for t in terms]
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        for cmd in runs:
-            procs.append(
-                subprocess.Popen(
-                    cmd,
-                    cwd=root,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
+class Pending:
+    """rg runs started for a search: one per term, side by side (and beside Python's own
+    walk of the vault). ``result()`` collects them, ``cancel()`` stops them."""
+
+    def __init__(self, rg: str, root: str, terms: list[str]) -> None:
+        base = [
+            rg, "--no-config", "--no-ignore", "--no-messages", "-a", "-i", "--null",
+            "--with-filename", "--color", "never", "-g", "*.md", "-c",
+        ]  # fmt: skip
+        self.terms = terms
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.failed = False
+        try:
+            for term in terms:
+                self.procs.append(
+                    subprocess.Popen(
+                        [*base, "-e", term_regex(term), "--", "."],
+                        cwd=root,
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                    )
                 )
-            )
-        outputs = []
-        for proc in procs:
-            out, _ = proc.communicate(timeout=TIMEOUT)
-            if proc.returncode not in (0, 1):  # 2: an error (unreadable file, bad pattern)
-                return None
-            outputs.append(out)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    finally:
-        for proc in procs:
+        except OSError:
+            self.failed = True
+            self.cancel()
+
+    def result(self) -> dict[str, list[int]] | None:
+        """{note: lines that may hold each term} for notes that may hold at least one
+        term (symlinked notes are not followed: the caller checks those); None if rg
+        failed (the caller then reads the notes itself)."""
+        if self.failed:
+            return None
+        counts: dict[str, list[int]] = {}
+        try:
+            for number, proc in enumerate(self.procs):
+                out, _ = proc.communicate(timeout=TIMEOUT)
+                if proc.returncode not in (0, 1):  # 2: an error (unreadable file, ...)
+                    return None
+                for line in out.split(b"\n"):
+                    path, sep, count = line.partition(b"\0")
+                    if sep:
+                        rel = os.fsdecode(path[2:] if path.startswith(b"./") else path)
+                        counts.setdefault(rel, [0] * len(self.terms))[number] = int(count)
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return None
+        finally:
+            self.cancel()
+        return counts
+
+    def cancel(self) -> None:
+        for proc in self.procs:
             if proc.poll() is None:
                 proc.kill()
-                proc.wait()
-    counts: dict[str, list[int]] = {}
-    for number, out in enumerate(outputs):
-        for line in out.split(b"\n"):
-            path, sep, count = line.partition(b"\0")
-            if sep:
-                counts.setdefault(_rel(path), [0] * len(terms))[number] = int(count)
-    return counts
+            proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
-def _rel(path: bytes) -> str:
-    return os.fsdecode(path[2:] if path.startswith(b"./") else path)
+def start(rg: str, root: str, terms: list[str]) -> Pending:
+    return Pending(rg, root, terms)
+
+
+def search(rg: str, root: str, terms: list[str]) -> dict[str, list[int]] | None:
+    """:class:`Pending` run to the end."""
+    return start(rg, root, terms).result()
