@@ -90,7 +90,7 @@ class Pending:
                         stderr=subprocess.DEVNULL,
                     )
                 )
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in the query
             self.failed = True
             self.cancel()
 
