@@ -27,9 +27,12 @@ def policy_check(settings: Any) -> CheckResult:
 
 def _catch_all(pattern: str) -> bool:
     """A pattern allowing every key, or every key of a family (``**``, ``shell:exec:*``)."""
-    head, _, rest = pattern.partition(":")
     wild = set("*:? ")
-    return set(pattern) <= wild or (bool(rest) and set(rest.split(":", 1)[-1]) <= wild)
+    if set(pattern) <= wild:
+        return True
+    _family, _, rest = pattern.partition(":")
+    action, _, target = rest.partition(":")
+    return action != "read" and bool(target) and set(target) <= wild
 
 
 def always_allow_check(settings: Any) -> CheckResult:
