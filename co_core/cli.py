@@ -117,13 +117,30 @@ def ask_command(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     yolo: YoloOption = False,
+    approve: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--approve",
+            metavar="PATTERN",
+            help="Allow calls whose permission key matches PATTERN (repeatable), "
+            "e.g. --approve 'shell:exec:git *'.",
+        ),
+    ] = None,
 ) -> None:
     """Ask one question and print the answer (for scripts: exit 0 ok, 1 runtime error, 2 usage error)."""
     from co_core.ask import read_prompt, run_ask
 
     text = read_prompt(prompt or [])
     raise typer.Exit(
-        run_ask(current(), text, as_json=as_json, model=model, base_url=base_url, yolo=yolo)
+        run_ask(
+            current(),
+            text,
+            as_json=as_json,
+            model=model,
+            base_url=base_url,
+            yolo=yolo,
+            approve=tuple(approve or ()),
+        )
     )
 
 

@@ -295,32 +295,64 @@ class Repl:
 
     # -- approvals -----------------------------------------------------------------------
 
-    async def approve(self, call: Any, decision: Any) -> tuple[bool, str]:
-        from co_core.render import call_line
+    async def _ask(self, question: str) -> str:
+        if self.ask_prompt is None:
+            self.ask_prompt = PromptSession()  # answers stay out of the input history
+        return (await self.ask_prompt.prompt_async(question)).strip()
+
+    def _plain(self, lines: list[str], style: str = "") -> None:
+        from rich.text import Text
+
+        self.console.print(Text("\n".join(lines), style=style), highlight=False, soft_wrap=True)
+
+    async def announce(self, pending: list[tuple[Any, Any]]) -> None:
+        """Several calls of one model response need approval: list them before asking."""
+        from co_core.approval_view import batch_lines
 
         if self.view is not None:
             self.view.pause()
         try:
-            self.console.print(
-                f"[yellow]? {_escape(call_line(call.tool, dict(call.args)))}[/yellow] "
-                f"[dim]({_escape(decision.reason)}; key {_escape(call.permission_key)})[/dim]",
-                markup=True, highlight=False, soft_wrap=True,
-            )  # fmt: skip
-            try:
-                if self.ask_prompt is None:
-                    self.ask_prompt = PromptSession()  # answers stay out of the input history
-                answer = await self.ask_prompt.prompt_async("Allow? [y/N or a reason to deny] ")
-                answer = answer.strip()
-            except (KeyboardInterrupt, EOFError):
-                return False, "cancelled at the approval prompt"
+            self._plain(batch_lines(pending), "yellow")
         finally:
             if self.view is not None:
                 self.view.start()
-        if answer.lower() in ("y", "yes"):
-            return True, ""
-        if answer.lower() in ("", "n", "no"):
-            return False, ""
-        return False, answer
+
+    async def approve(self, call: Any, decision: Any) -> tuple[bool, str, str]:
+        """Ask about one call: yes once, for the session, always here, or no (with a reason)."""
+        from co_core.approval_view import QUESTION, REASON_QUESTION, describe, parse_answer
+
+        if self.view is not None:
+            self.view.pause()
+        try:
+            lines = describe(call, decision)
+            self._plain(["? " + lines[0]], "bold yellow")
+            self._plain(lines[1:])
+            try:
+                answer = parse_answer(await self._ask(QUESTION))
+                if answer is None:
+                    answer = (False, await self._ask(REASON_QUESTION), "once")
+            except (KeyboardInterrupt, EOFError):
+                return False, "cancelled at the approval prompt", "once"
+        finally:
+            if self.view is not None:
+                self.view.start()
+        return answer
+
+    # -- the prompt line -----------------------------------------------------------------
+
+    def markers(self) -> list[str]:
+        """Warnings that stay in the prompt line: --yolo, and what plugins flag (no sandbox)."""
+        found = ["yolo"] if self.session.yolo else []
+        for _plugin, text in self.app.host.call_each("prompt_markers", settings=self.app.settings):
+            if isinstance(text, str) and text.strip():
+                found.append(text.strip()[:24])
+        return found
+
+    def prompt_text(self) -> Any:
+        from prompt_toolkit.formatted_text import FormattedText
+
+        parts = [("bold fg:ansired", f"[{marker}] ") for marker in self.markers()]
+        return FormattedText([*parts, ("", "co> ")])
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -351,6 +383,7 @@ class Repl:
     async def _run(self, text: str) -> None:
         co = await asyncio.to_thread(self.session.ready)
         co.runtime.approver = self.approve
+        co.runtime.announce = self.announce
         co.runtime.yolo = self.session.yolo
         await asyncio.to_thread(self.session.model)
         assert self.view is not None
@@ -369,10 +402,11 @@ class Repl:
 
     async def loop(self, on_first_prompt: Callable[[], None] | None = None) -> None:
         started = on_first_prompt
+        prompt = self.prompt_text()
         while True:
             try:
                 # Work for the agent starts once the prompt is on screen, so it never delays it.
-                line = await self.prompt.prompt_async("co> ", pre_run=started)
+                line = await self.prompt.prompt_async(prompt, pre_run=started)
                 started = None
             except KeyboardInterrupt:
                 now = time.monotonic()

@@ -39,6 +39,7 @@ class Session:
     base_url: str | None = None
     yolo: bool = False
     headless: bool = False  # no terminal: calls needing approval are denied (co ask)
+    approve: tuple[str, ...] = ()  # --approve PATTERN: allow rules at the flag level
     history: list[Any] = field(default_factory=list)
     resume: str | None = None  # a session id (prefix) to continue, or "latest" (--continue)
     usage: Any = None  # co_core.usage.SessionUsage: totals for /cost
@@ -123,6 +124,7 @@ class Session:
             self.app,
             workspace=self.app.cwd,
             session_id=session_id,
+            approve=self.approve,
             yolo=self.yolo,
             headless=self.headless,
         )
