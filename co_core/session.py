@@ -88,17 +88,50 @@ class Session:
         self.memory = Memory(section)
         store = SessionStore() if getattr(section, "save", True) else None
         label = self.model_spec or settings.core.model or "auto"
-        if self.resume and store is not None:
-            if self.resume == "latest":
-                found = Recorder.latest(store, self.app.cwd)
-                if found is None:
-                    raise CoError("no earlier session in this folder to continue")
-            else:
-                found = Recorder.resume(store, self.resume)
-            self.recorder, self.history = found
+        if self.recorder is not None:
+            pass  # opened before the prompt (open_saved)
+        elif self.resume and store is not None:
+            self.recorder, self.history = self._find_saved(store, self.resume)
         else:
             self.recorder = Recorder.start(store, cwd=self.app.cwd, model=label)
         return [self.memory.capability()]
+
+    def _find_saved(self, store: Any, which: str) -> tuple[Any, list[Any]]:
+        from co_core.sessions.chat import Recorder
+
+        if which == "latest":
+            found = Recorder.latest(store, self.app.cwd)
+            if found is None:
+                raise CoError("no earlier session in this folder to continue")
+            return found
+        return Recorder.resume(store, which)
+
+    def open_saved(self) -> str | None:
+        """Open the ``--continue`` / ``--resume`` session before the prompt appears, so an
+        unknown id is one line at start-up; returns the line that says what was resumed."""
+        if not self.resume:
+            return None
+        try:
+            from co_core.sessions.store import SessionStore
+        except ImportError:
+            return None
+        section = self.app.settings.sections.get("sessions")
+        if not getattr(section, "save", True):
+            return None
+        self.recorder, self.history = self._find_saved(SessionStore(), self.resume)
+        info = self.recorder.info
+        return f"resumed {info.id}: {info.title} ({info.turns} turns)"
+
+    def switch_to(self, which: str) -> str:
+        """``/resume ID``: continue another saved session in this chat."""
+        from co_core.sessions.store import SessionStore
+
+        self.ready()
+        self.recorder, self.history = self._find_saved(SessionStore(), which)
+        info = self.recorder.info
+        if self._deps is not None:
+            self._deps.session_id = info.id
+        return f"resumed {info.id}: {info.title} ({info.turns} turns)"
 
     def _telemetry(self, settings: Any) -> None:
         """Traces (docs/observability.md) and usage totals; absent pieces are skipped."""
