@@ -40,6 +40,7 @@ def run_ask(
     model: str | None = None,
     base_url: str | None = None,
     yolo: bool = False,
+    trace_content: bool = False,
 ) -> int:
     from co_core.session import Session
 
@@ -48,7 +49,14 @@ def run_ask(
         return USAGE_ERROR
     if yolo:
         _err("WARNING: --yolo: every tool call runs without asking (writes, sends, commands)")
-    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo, headless=True)
+    session = Session(
+        app,
+        model_spec=model,
+        base_url=base_url,
+        yolo=yolo,
+        headless=True,
+        trace_content=trace_content,
+    )
     try:
         return asyncio.run(_ask(session, prompt, as_json))
     except KeyboardInterrupt:

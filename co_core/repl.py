@@ -430,12 +430,20 @@ def run_chat(
     base_url: str | None,
     yolo: bool,
     resume: str | None = None,
+    trace_content: bool = False,
 ) -> int:
     from co_core.errors import CoError
 
     console = Console(highlight=False)
     configured = app.settings.core.model  # bad settings: one line and exit 2, before the prompt
-    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo, resume=resume)
+    session = Session(
+        app,
+        model_spec=model,
+        base_url=base_url,
+        yolo=yolo,
+        resume=resume,
+        trace_content=trace_content,
+    )
     try:
         resumed = session.open_saved()  # an unknown id: one line, before the prompt
     except CoError as exc:

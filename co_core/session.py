@@ -41,6 +41,7 @@ class Session:
     headless: bool = False  # no terminal: calls needing approval are denied (co ask)
     history: list[Any] = field(default_factory=list)
     resume: str | None = None  # a session id (prefix) to continue, or "latest" (--continue)
+    trace_content: bool = False  # --trace-content: prompts and tool output go into traces
     usage: Any = None  # co_core.usage.SessionUsage: totals for /cost
     memory: Any = None  # co_core.sessions.chat.Memory: context fitting, /context, /compact
     recorder: Any = None  # co_core.sessions.chat.Recorder: the session in the store
@@ -142,7 +143,7 @@ class Session:
             return
         self.usage = SessionUsage()
         assert self._agent is not None
-        telemetry.setup_tracing(settings)
+        telemetry.setup_tracing(settings, include_content=True if self.trace_content else None)
         telemetry.record_plugin_loads(self.app)
         telemetry.instrument(self._agent.agent)
 
