@@ -132,6 +132,8 @@ class Session:
         info = self.recorder.info
         if self._deps is not None:
             self._deps.session_id = info.id
+        if self.usage is not None:
+            self.usage = type(self.usage).from_dict({"per_turn": self.recorder.usage_rows()})
         return f"resumed {info.id}: {info.title} ({info.turns} turns)"
 
     def _telemetry(self, settings: Any) -> None:
@@ -141,7 +143,8 @@ class Session:
             from co_core.usage import SessionUsage
         except ImportError:
             return
-        self.usage = SessionUsage()
+        rows = self.recorder.usage_rows() if self.recorder is not None else []
+        self.usage = SessionUsage.from_dict({"per_turn": rows})  # resumed: totals go on
         assert self._agent is not None
         telemetry.setup_tracing(settings, include_content=True if self.trace_content else None)
         telemetry.record_plugin_loads(self.app)
@@ -255,7 +258,7 @@ class Session:
             self._save(None)
             raise
         self.history = result.all_messages()
-        self._save(result.usage)
+        self._save(result.usage, self.last_usage)
         self.note = None
         if self.memory is not None:
             self.history, self.note = await self.memory.after_turn(
@@ -274,10 +277,10 @@ class Session:
             model.label,
         )
 
-    def _save(self, usage: Any) -> None:
+    def _save(self, usage: Any, spent: Any = None) -> None:
         if self.recorder is not None:
             try:
-                self.recorder.save(self.history, usage)
+                self.recorder.save(self.history, usage, spent)
             except Exception as exc:  # the conversation goes on even if the disk is full
                 self.app.warn(f"session not saved: {exc}")
 

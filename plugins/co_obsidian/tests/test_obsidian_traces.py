@@ -11,7 +11,7 @@ from co_obsidian.index import VaultIndex
 from obsidian_vaults import write
 
 from co_core import telemetry
-from co_core.telemetry.settings import TelemetrySettings
+from co_core.testing import make_app
 
 
 def test_index_build_leaves_a_span_with_the_note_count(co_dirs: Path, tmp_path: Path) -> None:
@@ -19,7 +19,7 @@ def test_index_build_leaves_a_span_with_the_note_count(co_dirs: Path, tmp_path: 
     for i in range(7):
         write(vault, f"n{i}.md", f"note {i}")
     db = tmp_path / "traces.db"
-    telemetry.setup_tracing(TelemetrySettings(sqlite_path=str(db)))
+    telemetry.setup_tracing(make_app({"telemetry": {"sqlite_path": str(db)}}).settings)
     try:
         index = VaultIndex(vault, tmp_path / "index.sqlite")
         try:
