@@ -41,6 +41,7 @@ def run_ask(
     base_url: str | None = None,
     yolo: bool = False,
     approve: tuple[str, ...] = (),
+    trace_content: bool = False,
 ) -> int:
     from co_core.session import Session
 
@@ -50,7 +51,13 @@ def run_ask(
     if yolo:
         _err("WARNING: --yolo: every tool call runs without asking (writes, sends, commands)")
     session = Session(
-        app, model_spec=model, base_url=base_url, yolo=yolo, headless=True, approve=approve
+        app,
+        model_spec=model,
+        base_url=base_url,
+        yolo=yolo,
+        headless=True,
+        approve=approve,
+        trace_content=trace_content,
     )
     try:
         return asyncio.run(_ask(session, prompt, as_json))

@@ -39,11 +39,22 @@ class Slash:
 
 
 class SlashCompleter(Completer):
-    def __init__(self, commands: dict[str, Slash]) -> None:
+    def __init__(
+        self,
+        commands: dict[str, Slash],
+        session_ids: Callable[[str], list[tuple[str, str]]] | None = None,
+    ) -> None:
         self.commands = commands
+        self.session_ids = session_ids  # (id, title) pairs for ``/resume PREFIX``
 
     def get_completions(self, document: Any, complete_event: Any) -> Any:
         text = document.text_before_cursor
+        if text.startswith("/resume ") and self.session_ids is not None:
+            prefix = text[len("/resume ") :]
+            if " " not in prefix.strip():
+                for sid, title in self.session_ids(prefix.strip()):
+                    yield Completion(sid, start_position=-len(prefix), display_meta=title)
+            return
         if not text.startswith("/") or " " in text:
             return
         for name in sorted(self.commands):
@@ -176,7 +187,7 @@ class Repl:
         history = paths.ensure(paths.data_dir()) / "history"
         self.prompt = PromptSession(
             history=FileHistory(str(history)),
-            completer=SlashCompleter(self.commands),
+            completer=SlashCompleter(self.commands, self._session_ids),
             complete_while_typing=True,
             key_bindings=key_bindings(),
             multiline=False,
@@ -197,6 +208,7 @@ class Repl:
             "context": Slash("context", "how full the model's context is", self._context),
             "compact": Slash("compact", "summarise older turns to free context", self._compact),
             "sessions": Slash("sessions", "earlier sessions in this folder", self._sessions),
+            "resume": Slash("resume", "continue a saved session: /resume ID", self._resume),
             "exit": Slash("exit", "leave Co", lambda arg: None),
         }
         for name, entry in self.app.host.named("register_slash_commands", "slash command").items():
@@ -253,7 +265,23 @@ class Repl:
         from co_core.sessions.chat import sessions_text
         from co_core.sessions.store import SessionStore
 
-        return sessions_text(SessionStore(), self.app.cwd)
+        with SessionStore() as store:
+            return sessions_text(store, self.app.cwd)
+
+    def _resume(self, arg: str) -> str:
+        if not arg.strip():
+            return "usage: /resume ID (Tab completes; /sessions lists them)"
+        return self.session.switch_to(arg.strip())
+
+    def _session_ids(self, prefix: str) -> list[tuple[str, str]]:
+        try:
+            from co_core.sessions.chat import resume_completions
+            from co_core.sessions.store import SessionStore
+
+            with SessionStore() as store:
+                return resume_completions(store, prefix)
+        except Exception:  # completion must never break typing
+            return []
 
     def _cost(self, arg: str) -> str:
         from co_core.usage import SessionUsage, cost_text
@@ -436,10 +464,25 @@ def run_chat(
     base_url: str | None,
     yolo: bool,
     resume: str | None = None,
+    trace_content: bool = False,
 ) -> int:
+    from co_core.errors import CoError
+
     console = Console(highlight=False)
     configured = app.settings.core.model  # bad settings: one line and exit 2, before the prompt
-    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo, resume=resume)
+    session = Session(
+        app,
+        model_spec=model,
+        base_url=base_url,
+        yolo=yolo,
+        resume=resume,
+        trace_content=trace_content,
+    )
+    try:
+        resumed = session.open_saved()  # an unknown id: one line, before the prompt
+    except CoError as exc:
+        console.print(f"[red]error:[/red] {_escape(str(exc))}", markup=True, highlight=False)
+        return 1
     if yolo:
         console.print(
             "[bold red]--yolo: every tool call runs without asking (writes, sends, commands).[/bold red]",
@@ -450,6 +493,8 @@ def run_chat(
         "/help for commands · Ctrl+D to exit",
         markup=True, highlight=False,
     )  # fmt: skip
+    if resumed:
+        console.print(resumed, markup=False, highlight=False)
     try:
         repl = Repl(app, session, console)
         asyncio.run(repl.loop(session.prepare_in_background))
