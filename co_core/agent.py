@@ -67,7 +67,11 @@ INTERRUPTED = "Interrupted by user."
 SIDE_EFFECTS = ("write", "send", "exec")
 
 # approver(call, decision) -> (approved, reason the user gave or "")
-Approver = Callable[[ToolCall, gate.Decision], Awaitable[tuple[bool, str]]]
+#   or (approved, reason, scope) with scope "once" | "session" | "project" (what a yes covers)
+Approver = Callable[[ToolCall, gate.Decision], Awaitable[tuple[Any, ...]]]
+# announce([(call, decision), ...]): several calls of one model response await approval
+Announcer = Callable[[list[tuple[ToolCall, gate.Decision]]], Awaitable[None]]
+SCOPES = ("once", "session", "project")
 
 
 @dataclass
@@ -95,6 +99,7 @@ class Runtime:
     """What the agent needs from whoever drives it (REPL or ``co ask``), changeable per turn."""
 
     approver: Approver | None = None  # None: no terminal; calls needing approval are denied
+    announce: Announcer | None = None  # shows a batch of pending calls before the first prompt
     yolo: bool = False
     decide: Callable[..., gate.Decision] = gate.decide
     records: dict[str, CallRecord] = field(default_factory=dict)
@@ -115,11 +120,12 @@ class Runtime:
             "allow" if decision.allowed else "deny", decision.reason, decision.source
         )
 
-    def answered(self, call_id: str, approved: bool, reason: str) -> None:
+    def answered(self, call_id: str, approved: bool, reason: str, scope: str = "once") -> None:
+        """Report the user's answer to the engine (a session or project yes becomes a grant)."""
         decision = self.pending.pop(call_id, None)
         if self.engine is not None and decision is not None:
             self.engine.record_answer(
-                decision, approved, scope="once", reason=reason or None, call_id=call_id
+                decision, approved, scope=scope, reason=reason or None, call_id=call_id
             )
 
     def executed(self, spec: ToolSpec, args: dict[str, Any], call_id: str, status: str) -> None:
@@ -199,7 +205,9 @@ class CoHooks(AbstractCapability[CoDeps]):
     async def handle_deferred_tool_calls(
         self, ctx: RunContext[CoDeps], *, requests: DeferredToolRequests
     ) -> DeferredToolResults | None:
+        """Resolve one model response's pending calls: shown together, answered one by one."""
         approvals: dict[str, Any] = {}
+        asking: list[tuple[Any, ToolSpec, dict[str, Any], gate.Decision]] = []
         for part in requests.approvals:
             meta = requests.metadata.get(part.tool_call_id, {})
             spec = self.specs.get(part.tool_name)
@@ -221,19 +229,41 @@ class CoHooks(AbstractCapability[CoDeps]):
                     "terminal to give it (run in `co chat`, or rerun with --yolo)."
                 )
             else:
-                approved, why = await self.runtime.approver(tool_call(spec, args), decision)
-                self.runtime.answered(part.tool_call_id, approved, why)
-                record.decision = "approved" if approved else "denied"
-                record.reason = why
-                if approved:
+                asking.append((part, spec, args, decision))
+        if len(asking) > 1 and self.runtime.announce is not None:
+            await self.runtime.announce([(tool_call(s, a), d) for _, s, a, d in asking])
+        granted = False
+        for part, spec, args, decision in asking:
+            record = self.runtime.records[part.tool_call_id]
+            if granted:  # an earlier "for this session / project" may cover this call too
+                again = self.runtime.gate(spec, args, part.tool_call_id, ctx.deps)
+                if again.effect == "allow":
+                    record.decision, record.reason = "allow", again.reason
                     approvals[part.tool_call_id] = True
-                else:
-                    record.status = "denied"
-                    message = "The user denied this call"
-                    approvals[part.tool_call_id] = ToolDenied(
-                        f"{message}: {why}" if why else f"{message}."
-                    )
+                    continue
+            approved, why, scope = _answer(
+                await self.runtime.approver(tool_call(spec, args), decision)  # type: ignore[misc]
+            )
+            self.runtime.answered(part.tool_call_id, approved, why, scope)
+            granted = granted or (approved and scope != "once")
+            record.decision = "approved" if approved else "denied"
+            record.reason = why
+            if approved:
+                approvals[part.tool_call_id] = True
+            else:
+                record.status = "denied"
+                message = "The user denied this call"
+                approvals[part.tool_call_id] = ToolDenied(
+                    f"{message}: {why}" if why else f"{message}."
+                )
         return DeferredToolResults(approvals=approvals)
+
+
+def _answer(raw: tuple[Any, ...]) -> tuple[bool, str, str]:
+    """An approver's answer as (approved, reason, scope); a two-item answer means "once"."""
+    approved, why = bool(raw[0]), str(raw[1] or "")
+    scope = str(raw[2]) if len(raw) > 2 and raw[2] in SCOPES else "once"
+    return approved, why, scope
 
 
 def instructions(host: PluginHost, settings: Settings) -> str:

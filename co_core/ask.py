@@ -40,6 +40,8 @@ def run_ask(
     model: str | None = None,
     base_url: str | None = None,
     yolo: bool = False,
+    approve: tuple[str, ...] = (),
+    trace_content: bool = False,
 ) -> int:
     from co_core.session import Session
 
@@ -48,7 +50,15 @@ def run_ask(
         return USAGE_ERROR
     if yolo:
         _err("WARNING: --yolo: every tool call runs without asking (writes, sends, commands)")
-    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo, headless=True)
+    session = Session(
+        app,
+        model_spec=model,
+        base_url=base_url,
+        yolo=yolo,
+        headless=True,
+        approve=approve,
+        trace_content=trace_content,
+    )
     try:
         return asyncio.run(_ask(session, prompt, as_json))
     except KeyboardInterrupt:

@@ -26,12 +26,13 @@ def register_settings(register: Any) -> None:
 @hookimpl
 def register_status_checks(register: Any) -> None:
     from co_core import core_checks
-    from co_core.policy.status import policy_check
+    from co_core.policy.status import always_allow_check, policy_check
     from co_core.telemetry.status import traces_check
 
     register("settings", core_checks.settings_check)
     register("data directory", core_checks.data_dir_check)
     register("policy", policy_check)
+    register("always allow", always_allow_check)
     from co_core.mcp.status import register_checks
 
     register_checks(register)

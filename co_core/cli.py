@@ -79,6 +79,13 @@ ModelOption = Annotated[
 BaseUrlOption = Annotated[
     str | None, typer.Option("--base-url", help="server URL for openai-compatible: models")
 ]
+TraceContentOption = Annotated[
+    bool,
+    typer.Option(
+        "--trace-content",
+        help="Record prompts, answers and tool output in traces (secrets stay masked).",
+    ),
+]
 YoloOption = Annotated[
     bool, typer.Option("--yolo", help="Run every tool call without asking (dangerous).")
 ]
@@ -95,12 +102,22 @@ def chat_command(
     resume: Annotated[
         str | None, typer.Option("--resume", "-r", help="Continue a session by id (or prefix).")
     ] = None,
+    trace_content: TraceContentOption = False,
 ) -> None:
     """Talk with Co in your terminal (Ctrl+D or exit to leave)."""
     from co_core.repl import run_chat
 
     which = resume or ("latest" if continue_ else None)
-    raise typer.Exit(run_chat(current(), model=model, base_url=base_url, yolo=yolo, resume=which))
+    raise typer.Exit(
+        run_chat(
+            current(),
+            model=model,
+            base_url=base_url,
+            yolo=yolo,
+            resume=which,
+            trace_content=trace_content,
+        )
+    )
 
 
 @app.command("ask")
@@ -117,13 +134,32 @@ def ask_command(
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     yolo: YoloOption = False,
+    approve: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--approve",
+            metavar="PATTERN",
+            help="Allow calls whose permission key matches PATTERN (repeatable), "
+            "e.g. --approve 'shell:exec:git *'.",
+        ),
+    ] = None,
+    trace_content: TraceContentOption = False,
 ) -> None:
     """Ask one question and print the answer (for scripts: exit 0 ok, 1 runtime error, 2 usage error)."""
     from co_core.ask import read_prompt, run_ask
 
     text = read_prompt(prompt or [])
     raise typer.Exit(
-        run_ask(current(), text, as_json=as_json, model=model, base_url=base_url, yolo=yolo)
+        run_ask(
+            current(),
+            text,
+            as_json=as_json,
+            model=model,
+            base_url=base_url,
+            yolo=yolo,
+            approve=tuple(approve or ()),
+            trace_content=trace_content,
+        )
     )
 
 

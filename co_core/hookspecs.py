@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from co_core.tools import ToolCall
 
 PROJECT = "co"
-HOOKSPEC_VERSION = 1
+HOOKSPEC_VERSION = 2  # 2: prompt_markers
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
@@ -67,3 +67,8 @@ def approval_policy(call: ToolCall, settings: Settings) -> str | None:
 @hookspec
 def system_instructions(settings: Settings) -> str | None:
     """Return text appended to the agent's system prompt, or None."""
+
+
+@hookspec
+def prompt_markers(settings: Settings) -> str | None:
+    """Return a short warning shown in ``co chat``'s prompt line (e.g. "no-sandbox"), or None."""

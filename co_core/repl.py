@@ -39,11 +39,22 @@ class Slash:
 
 
 class SlashCompleter(Completer):
-    def __init__(self, commands: dict[str, Slash]) -> None:
+    def __init__(
+        self,
+        commands: dict[str, Slash],
+        session_ids: Callable[[str], list[tuple[str, str]]] | None = None,
+    ) -> None:
         self.commands = commands
+        self.session_ids = session_ids  # (id, title) pairs for ``/resume PREFIX``
 
     def get_completions(self, document: Any, complete_event: Any) -> Any:
         text = document.text_before_cursor
+        if text.startswith("/resume ") and self.session_ids is not None:
+            prefix = text[len("/resume ") :]
+            if " " not in prefix.strip():
+                for sid, title in self.session_ids(prefix.strip()):
+                    yield Completion(sid, start_position=-len(prefix), display_meta=title)
+            return
         if not text.startswith("/") or " " in text:
             return
         for name in sorted(self.commands):
@@ -176,7 +187,7 @@ class Repl:
         history = paths.ensure(paths.data_dir()) / "history"
         self.prompt = PromptSession(
             history=FileHistory(str(history)),
-            completer=SlashCompleter(self.commands),
+            completer=SlashCompleter(self.commands, self._session_ids),
             complete_while_typing=True,
             key_bindings=key_bindings(),
             multiline=False,
@@ -197,6 +208,7 @@ class Repl:
             "context": Slash("context", "how full the model's context is", self._context),
             "compact": Slash("compact", "summarise older turns to free context", self._compact),
             "sessions": Slash("sessions", "earlier sessions in this folder", self._sessions),
+            "resume": Slash("resume", "continue a saved session: /resume ID", self._resume),
             "exit": Slash("exit", "leave Co", lambda arg: None),
         }
         for name, entry in self.app.host.named("register_slash_commands", "slash command").items():
@@ -253,7 +265,23 @@ class Repl:
         from co_core.sessions.chat import sessions_text
         from co_core.sessions.store import SessionStore
 
-        return sessions_text(SessionStore(), self.app.cwd)
+        with SessionStore() as store:
+            return sessions_text(store, self.app.cwd)
+
+    def _resume(self, arg: str) -> str:
+        if not arg.strip():
+            return "usage: /resume ID (Tab completes; /sessions lists them)"
+        return self.session.switch_to(arg.strip())
+
+    def _session_ids(self, prefix: str) -> list[tuple[str, str]]:
+        try:
+            from co_core.sessions.chat import resume_completions
+            from co_core.sessions.store import SessionStore
+
+            with SessionStore() as store:
+                return resume_completions(store, prefix)
+        except Exception:  # completion must never break typing
+            return []
 
     def _cost(self, arg: str) -> str:
         from co_core.usage import SessionUsage, cost_text
@@ -295,32 +323,64 @@ class Repl:
 
     # -- approvals -----------------------------------------------------------------------
 
-    async def approve(self, call: Any, decision: Any) -> tuple[bool, str]:
-        from co_core.render import call_line
+    async def _ask(self, question: str) -> str:
+        if self.ask_prompt is None:
+            self.ask_prompt = PromptSession()  # answers stay out of the input history
+        return (await self.ask_prompt.prompt_async(question)).strip()
+
+    def _plain(self, lines: list[str], style: str = "") -> None:
+        from rich.text import Text
+
+        self.console.print(Text("\n".join(lines), style=style), highlight=False, soft_wrap=True)
+
+    async def announce(self, pending: list[tuple[Any, Any]]) -> None:
+        """Several calls of one model response need approval: list them before asking."""
+        from co_core.approval_view import batch_lines
 
         if self.view is not None:
             self.view.pause()
         try:
-            self.console.print(
-                f"[yellow]? {_escape(call_line(call.tool, dict(call.args)))}[/yellow] "
-                f"[dim]({_escape(decision.reason)}; key {_escape(call.permission_key)})[/dim]",
-                markup=True, highlight=False, soft_wrap=True,
-            )  # fmt: skip
-            try:
-                if self.ask_prompt is None:
-                    self.ask_prompt = PromptSession()  # answers stay out of the input history
-                answer = await self.ask_prompt.prompt_async("Allow? [y/N or a reason to deny] ")
-                answer = answer.strip()
-            except (KeyboardInterrupt, EOFError):
-                return False, "cancelled at the approval prompt"
+            self._plain(batch_lines(pending), "yellow")
         finally:
             if self.view is not None:
                 self.view.start()
-        if answer.lower() in ("y", "yes"):
-            return True, ""
-        if answer.lower() in ("", "n", "no"):
-            return False, ""
-        return False, answer
+
+    async def approve(self, call: Any, decision: Any) -> tuple[bool, str, str]:
+        """Ask about one call: yes once, for the session, always here, or no (with a reason)."""
+        from co_core.approval_view import QUESTION, REASON_QUESTION, describe, parse_answer
+
+        if self.view is not None:
+            self.view.pause()
+        try:
+            lines = describe(call, decision)
+            self._plain(["? " + lines[0]], "bold yellow")
+            self._plain(lines[1:])
+            try:
+                answer = parse_answer(await self._ask(QUESTION))
+                if answer is None:
+                    answer = (False, await self._ask(REASON_QUESTION), "once")
+            except (KeyboardInterrupt, EOFError):
+                return False, "cancelled at the approval prompt", "once"
+        finally:
+            if self.view is not None:
+                self.view.start()
+        return answer
+
+    # -- the prompt line -----------------------------------------------------------------
+
+    def markers(self) -> list[str]:
+        """Warnings that stay in the prompt line: --yolo, and what plugins flag (no sandbox)."""
+        found = ["yolo"] if self.session.yolo else []
+        for _plugin, text in self.app.host.call_each("prompt_markers", settings=self.app.settings):
+            if isinstance(text, str) and text.strip():
+                found.append(text.strip()[:24])
+        return found
+
+    def prompt_text(self) -> Any:
+        from prompt_toolkit.formatted_text import FormattedText
+
+        parts = [("bold fg:ansired", f"[{marker}] ") for marker in self.markers()]
+        return FormattedText([*parts, ("", "co> ")])
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -351,6 +411,7 @@ class Repl:
     async def _run(self, text: str) -> None:
         co = await asyncio.to_thread(self.session.ready)
         co.runtime.approver = self.approve
+        co.runtime.announce = self.announce
         co.runtime.yolo = self.session.yolo
         await asyncio.to_thread(self.session.model)
         assert self.view is not None
@@ -369,10 +430,11 @@ class Repl:
 
     async def loop(self, on_first_prompt: Callable[[], None] | None = None) -> None:
         started = on_first_prompt
+        prompt = self.prompt_text()
         while True:
             try:
                 # Work for the agent starts once the prompt is on screen, so it never delays it.
-                line = await self.prompt.prompt_async("co> ", pre_run=started)
+                line = await self.prompt.prompt_async(prompt, pre_run=started)
                 started = None
             except KeyboardInterrupt:
                 now = time.monotonic()
@@ -402,10 +464,25 @@ def run_chat(
     base_url: str | None,
     yolo: bool,
     resume: str | None = None,
+    trace_content: bool = False,
 ) -> int:
+    from co_core.errors import CoError
+
     console = Console(highlight=False)
     configured = app.settings.core.model  # bad settings: one line and exit 2, before the prompt
-    session = Session(app, model_spec=model, base_url=base_url, yolo=yolo, resume=resume)
+    session = Session(
+        app,
+        model_spec=model,
+        base_url=base_url,
+        yolo=yolo,
+        resume=resume,
+        trace_content=trace_content,
+    )
+    try:
+        resumed = session.open_saved()  # an unknown id: one line, before the prompt
+    except CoError as exc:
+        console.print(f"[red]error:[/red] {_escape(str(exc))}", markup=True, highlight=False)
+        return 1
     if yolo:
         console.print(
             "[bold red]--yolo: every tool call runs without asking (writes, sends, commands).[/bold red]",
@@ -416,6 +493,8 @@ def run_chat(
         "/help for commands · Ctrl+D to exit",
         markup=True, highlight=False,
     )  # fmt: skip
+    if resumed:
+        console.print(resumed, markup=False, highlight=False)
     try:
         repl = Repl(app, session, console)
         asyncio.run(repl.loop(session.prepare_in_background))

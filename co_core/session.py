@@ -39,8 +39,10 @@ class Session:
     base_url: str | None = None
     yolo: bool = False
     headless: bool = False  # no terminal: calls needing approval are denied (co ask)
+    approve: tuple[str, ...] = ()  # --approve PATTERN: allow rules at the flag level
     history: list[Any] = field(default_factory=list)
     resume: str | None = None  # a session id (prefix) to continue, or "latest" (--continue)
+    trace_content: bool = False  # --trace-content: prompts and tool output go into traces
     usage: Any = None  # co_core.usage.SessionUsage: totals for /cost
     memory: Any = None  # co_core.sessions.chat.Memory: context fitting, /context, /compact
     recorder: Any = None  # co_core.sessions.chat.Recorder: the session in the store
@@ -88,17 +90,52 @@ class Session:
         self.memory = Memory(section)
         store = SessionStore() if getattr(section, "save", True) else None
         label = self.model_spec or settings.core.model or "auto"
-        if self.resume and store is not None:
-            if self.resume == "latest":
-                found = Recorder.latest(store, self.app.cwd)
-                if found is None:
-                    raise CoError("no earlier session in this folder to continue")
-            else:
-                found = Recorder.resume(store, self.resume)
-            self.recorder, self.history = found
+        if self.recorder is not None:
+            pass  # opened before the prompt (open_saved)
+        elif self.resume and store is not None:
+            self.recorder, self.history = self._find_saved(store, self.resume)
         else:
             self.recorder = Recorder.start(store, cwd=self.app.cwd, model=label)
         return [self.memory.capability()]
+
+    def _find_saved(self, store: Any, which: str) -> tuple[Any, list[Any]]:
+        from co_core.sessions.chat import Recorder
+
+        if which == "latest":
+            found = Recorder.latest(store, self.app.cwd)
+            if found is None:
+                raise CoError("no earlier session in this folder to continue")
+            return found
+        return Recorder.resume(store, which)
+
+    def open_saved(self) -> str | None:
+        """Open the ``--continue`` / ``--resume`` session before the prompt appears, so an
+        unknown id is one line at start-up; returns the line that says what was resumed."""
+        if not self.resume:
+            return None
+        try:
+            from co_core.sessions.store import SessionStore
+        except ImportError:
+            return None
+        section = self.app.settings.sections.get("sessions")
+        if not getattr(section, "save", True):
+            return None
+        self.recorder, self.history = self._find_saved(SessionStore(), self.resume)
+        info = self.recorder.info
+        return f"resumed {info.id}: {info.title} ({info.turns} turns)"
+
+    def switch_to(self, which: str) -> str:
+        """``/resume ID``: continue another saved session in this chat."""
+        from co_core.sessions.store import SessionStore
+
+        self.ready()
+        self.recorder, self.history = self._find_saved(SessionStore(), which)
+        info = self.recorder.info
+        if self._deps is not None:
+            self._deps.session_id = info.id
+        if self.usage is not None:
+            self.usage = type(self.usage).from_dict({"per_turn": self.recorder.usage_rows()})
+        return f"resumed {info.id}: {info.title} ({info.turns} turns)"
 
     def _telemetry(self, settings: Any) -> None:
         """Traces (docs/observability.md) and usage totals; absent pieces are skipped."""
@@ -107,9 +144,10 @@ class Session:
             from co_core.usage import SessionUsage
         except ImportError:
             return
-        self.usage = SessionUsage()
+        rows = self.recorder.usage_rows() if self.recorder is not None else []
+        self.usage = SessionUsage.from_dict({"per_turn": rows})  # resumed: totals go on
         assert self._agent is not None
-        telemetry.setup_tracing(settings)
+        telemetry.setup_tracing(settings, include_content=True if self.trace_content else None)
         telemetry.record_plugin_loads(self.app)
         telemetry.instrument(self._agent.agent)
 
@@ -123,6 +161,7 @@ class Session:
             self.app,
             workspace=self.app.cwd,
             session_id=session_id,
+            approve=self.approve,
             yolo=self.yolo,
             headless=self.headless,
         )
@@ -221,7 +260,7 @@ class Session:
             self._save(None)
             raise
         self.history = result.all_messages()
-        self._save(result.usage)
+        self._save(result.usage, self.last_usage)
         self.note = None
         if self.memory is not None:
             self.history, self.note = await self.memory.after_turn(
@@ -240,10 +279,10 @@ class Session:
             model.label,
         )
 
-    def _save(self, usage: Any) -> None:
+    def _save(self, usage: Any, spent: Any = None) -> None:
         if self.recorder is not None:
             try:
-                self.recorder.save(self.history, usage)
+                self.recorder.save(self.history, usage, spent)
             except Exception as exc:  # the conversation goes on even if the disk is full
                 self.app.warn(f"session not saved: {exc}")
 

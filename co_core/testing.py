@@ -263,11 +263,14 @@ class Approvals:
     """Answers approval requests during ``run_turn`` and records each one it was asked.
 
     ``answer`` is True (approve everything), False (deny everything), a dict from tool
-    name to True/False (others denied), or a function ``(ToolCall) -> bool``.
+    name to True/False (others denied), or a function ``(ToolCall) -> bool``. ``reason``
+    is the text a denial passes to the model; ``scope`` is what a yes covers: "once",
+    "session" (later identical calls are not asked) or "project" (a saved grant).
     """
 
     answer: bool | Mapping[str, bool] | Callable[[Any], bool] = False
     reason: str = ""
+    scope: str = "once"
     asked: list[Any] = field(default_factory=list)
 
     def decide(self, call: Any) -> bool:
@@ -326,8 +329,8 @@ def run_turn(
     session.prepare()
     co = session.ready()
 
-    async def approver(call: Any, decision: Any) -> tuple[bool, str]:
-        return desk.decide(call), desk.reason
+    async def approver(call: Any, decision: Any) -> tuple[bool, str, str]:
+        return desk.decide(call), desk.reason, desk.scope
 
     co.runtime.approver = approver
     try:

@@ -68,6 +68,10 @@ class Greeter:
     def register_slash_commands(self, register: Any) -> None:
         register("hello", lambda arg, deps: f"hello {arg or 'you'}", help="say hello")
 
+    @hookimpl
+    def prompt_markers(self, settings: Any) -> str | None:
+        return "shouting" if settings.section("greeter").greeting.isupper() else None
+
 
 def greet(ctx: Any, name: str) -> str:
     """Greet someone."""
@@ -207,6 +211,23 @@ def test_hook_system_instructions(co_dirs: Path) -> None:
     app = greeter_app()
     texts = dict(app.host.call_each("system_instructions", settings=app.settings))
     assert texts["greeter"] == "Greet people by name."
+
+
+def test_hook_prompt_markers(co_dirs: Path) -> None:
+    from co_core.repl import Repl
+    from co_core.session import Session
+
+    calm = dict(greeter_app().host.call_each("prompt_markers", settings=greeter_app().settings))
+    assert calm["greeter"] is None
+    app = greeter_app({"greeter": {"greeting": "HELLO"}})
+    assert (
+        dict(app.host.call_each("prompt_markers", settings=app.settings))["greeter"] == "shouting"
+    )
+    # co chat puts it (and --yolo) in red in the prompt line
+    repl = Repl(app, Session(app, yolo=True))
+    assert repl.markers()[:1] == ["yolo"] and "shouting" in repl.markers()
+    shown = "".join(text for _style, text in repl.prompt_text())
+    assert shown.endswith("co> ") and "[yolo]" in shown and "[shouting]" in shown
 
 
 def test_secret_settings_are_masked(co_dirs: Path) -> None:

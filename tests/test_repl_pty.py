@@ -112,6 +112,96 @@ def test_approval_yes_no_and_reason(chat, tmp_path: Path) -> None:
     assert "write yes.txt one" in history and "not today" not in history
 
 
+def test_approval_shows_the_call_and_remembers_a_session_yes(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "write s.txt one")
+    child.expect(r"\? write_note  \(plugin testplug, risk write\)")
+    child.expect("name: s.txt")
+    child.expect("text: one")
+    child.expect("permission: fs:write:s.txt")
+    child.expect(r"why: default for write-risk tools \[default\]")
+    child.expect("Allow\\?")
+    child.sendline("s")
+    child.expect("Tool said: wrote 3 characters")
+    child.expect(PROMPT)
+    ask(child, "write s.txt second")
+    child.expect("Tool said: wrote 6 characters")  # the same call again: not asked
+    assert "Allow?" not in child.before
+    child.expect(PROMPT)
+    assert (tmp_path / "s.txt").read_text() == "second"
+    ask(child, "write other.txt three")  # a different key is still asked
+    child.expect("Allow\\?")
+    child.sendline("y")
+    child.expect("Tool said: wrote 5 characters")
+    child.expect(PROMPT)
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+
+def test_approval_no_then_a_reason_reaches_the_model(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "write keep.txt gone")
+    child.expect("Allow\\?")
+    child.sendline("n")
+    child.expect("Reason for Co")
+    child.sendline("that file is precious")
+    child.expect("Tool said: The user denied this call: that file is precious")
+    child.expect(PROMPT)
+    assert not (tmp_path / "keep.txt").exists()
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+
+def test_always_for_this_project_is_kept_for_the_next_chat(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "write proj.txt one")
+    child.expect("Allow\\?")
+    child.sendline("a")
+    child.expect("Tool said: wrote 3 characters")
+    child.expect(PROMPT)
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    again = chat()  # a new co chat process in the same folder
+    ask(again, "write proj.txt again")
+    again.expect("Tool said: wrote 5 characters")
+    assert "Allow?" not in again.before
+    again.expect(PROMPT)
+    assert (tmp_path / "proj.txt").read_text() == "again"
+    again.sendcontrol("d")
+    again.expect(pexpect.EOF)
+
+
+def test_several_calls_are_listed_then_asked_one_by_one(chat, tmp_path: Path) -> None:
+    child = chat()
+    ask(child, "write2 a.txt b.txt")
+    child.expect("2 calls need your approval")
+    child.expect("1. write_note: fs:write:a.txt")
+    child.expect("2. write_note: fs:write:b.txt")
+    child.expect("permission: fs:write:a.txt")
+    child.expect("Allow\\?")
+    child.sendline("y")
+    child.expect("permission: fs:write:b.txt")
+    child.expect("Allow\\?")
+    child.sendline("not b")
+    child.expect("Tool said: The user denied this call: not b")
+    child.expect(PROMPT)
+    assert (tmp_path / "a.txt").read_text() == "A.TXT"
+    assert not (tmp_path / "b.txt").exists()
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+
+def test_yolo_is_in_every_prompt_line(chat, tmp_path: Path) -> None:
+    child = chat("--yolo")
+    child.sendline("write y.txt fast")
+    child.expect("Tool said: wrote 4 characters")  # not asked
+    child.expect(r"\[yolo\]")
+    child.expect(PROMPT)
+    assert (tmp_path / "y.txt").read_text() == "fast"
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+
 def test_ctrl_c_cancels_a_run_and_a_follow_up_works(chat) -> None:
     child = chat()
     ask(child, "slow 30")

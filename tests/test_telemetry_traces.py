@@ -204,7 +204,8 @@ def test_old_database_is_migrated_never_dropped(traced: Path) -> None:
     conn.commit()
     conn.close()
 
-    run_turn(make_app({}).settings)
+    # a retention long enough that the old row is not pruned: migration itself drops nothing
+    run_turn(make_app({"telemetry": {"retention_days": 36500}}).settings)
     rows = spans(traced)
     old = next(r for r in rows if r["id"] == "00000000000000aa")
     assert old["trace_id"] == "ab" * 16

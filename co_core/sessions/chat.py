@@ -54,13 +54,20 @@ class Recorder:
         stored = store.load(info.id, patch=False)
         return cls(store, info, saved=len(stored)), patch_dangling(stored)
 
-    def save(self, history: Sequence[Any], usage: Any = None) -> None:
-        """After a turn (finished, failed or cancelled): store ``history[saved:]`` atomically."""
+    def save(self, history: Sequence[Any], usage: Any = None, spent: Any = None) -> None:
+        """After a turn (finished, failed or cancelled): store ``history[saved:]`` atomically,
+        with the turn's ``TurnUsage`` (``spent``) when it is known."""
         new = list(history[self.saved :])
         if self.store is None or not new:
             return
-        self.store.save_turn(self.info, new, usage)
+        self.store.save_turn(self.info, new, usage, spent)
         self.saved = len(history)
+
+    def usage_rows(self) -> list[dict[str, Any]]:
+        """The usage of every turn saved so far (a resumed session's ``/cost`` starts here)."""
+        if self.store is None or not self.info.turns:
+            return []
+        return self.store.turn_usage(self.info.id)
 
     def compacted(self, result: Compaction) -> None:
         """Record a compaction of the in-memory history (after ``save`` of every turn)."""

@@ -58,7 +58,8 @@ def to_markdown(info: SessionInfo, messages: list[dict[str, Any]]) -> str:
         f"- model: {info.model or 'unknown'}",
         f"- directory: `{info.cwd}`",
         f"- started: {_when(info.created)}, last turn: {_when(info.updated)}",
-        f"- turns: {info.turns}, tokens in/out: {info.input_tokens}/{info.output_tokens}",
+        f"- turns: {info.turns}, tokens in/out: {info.input_tokens}/{info.output_tokens}"
+        + (f", cost: ${info.cost_usd:.4f}" if info.cost_usd else ""),
         "",
     ]
     body = [chunk for m in messages for chunk in message_markdown(m)]

@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     messages INTEGER NOT NULL DEFAULT 0,
     requests INTEGER NOT NULL DEFAULT 0,
     input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS sessions_by_cwd ON sessions (cwd, updated);
 CREATE TABLE IF NOT EXISTS messages (
@@ -49,6 +50,12 @@ CREATE TABLE IF NOT EXISTS messages (
     turn INTEGER NOT NULL,
     data BLOB NOT NULL,
     PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turn_usage (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS compactions (
     session_id TEXT NOT NULL,
@@ -59,6 +66,9 @@ CREATE TABLE IF NOT EXISTS compactions (
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
 """
+
+# columns added after the first release: (name, declaration) added to older files in place
+ADDED_COLUMNS = [("cost_usd", "REAL NOT NULL DEFAULT 0")]
 
 TITLE_LENGTH = 60
 _ID = re.compile(r"^[0-9a-f]{1,32}$")
@@ -91,6 +101,7 @@ class SessionInfo:
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cost_usd: float = 0.0  # the priced turns' cost; turns without a known price add nothing
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,8 +181,16 @@ class SessionStore:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA secure_delete=ON")  # deleted sessions are overwritten
             self.db.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as exc:
             raise CoError(f"session store {self.path}: {exc}") from exc
+
+    def _migrate(self) -> None:
+        """Add columns an older store lacks (never drop anything)."""
+        found = {row[1] for row in self.db.execute("PRAGMA table_info(sessions)")}
+        for name, declaration in ADDED_COLUMNS:
+            if name not in found:
+                self.db.execute(f"ALTER TABLE sessions ADD COLUMN {name} {declaration}")
 
     def close(self) -> None:
         self.db.close()
@@ -198,11 +217,21 @@ class SessionStore:
         return new_session(cwd=cwd, model=model)
 
     def save_turn(
-        self, session: SessionInfo, messages: Sequence[Any], usage: Any = None
+        self,
+        session: SessionInfo,
+        messages: Sequence[Any],
+        usage: Any = None,
+        spent: Any = None,
     ) -> SessionInfo:
-        """Append one turn's new messages and add its usage, in one transaction."""
+        """Append one turn's new messages and add its usage, in one transaction.
+
+        ``spent`` is the turn's ``co_core.usage.TurnUsage`` (anything with ``as_dict()``,
+        or a dict): kept per turn so a resumed session's ``/cost`` goes on from its totals,
+        and its ``cost_usd`` is added to the session's."""
         blobs = dump_messages(messages)
         cost = Usage.of(usage)
+        spent_row = spent.as_dict() if hasattr(spent, "as_dict") else spent
+        dollars = float((spent_row or {}).get("cost_usd") or 0)
         now = time.time()
         with self._transaction() as db:
             row = db.execute(
@@ -223,10 +252,16 @@ class SessionStore:
                 "INSERT INTO messages (session_id, seq, turn, data) VALUES (?, ?, ?, ?)",
                 [(session.id, start + i, turn, blob) for i, blob in enumerate(blobs)],
             )
+            if spent_row is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO turn_usage (session_id, turn, data) VALUES (?, ?, ?)",
+                    (session.id, turn, json.dumps(spent_row, default=str)),
+                )
             db.execute(
                 "UPDATE sessions SET updated = ?, turns = turns + 1, messages = messages + ?,"
                 " requests = requests + ?, input_tokens = input_tokens + ?,"
-                " output_tokens = output_tokens + ?, model = CASE WHEN ? != '' THEN ? ELSE model END"
+                " output_tokens = output_tokens + ?, cost_usd = cost_usd + ?,"
+                " model = CASE WHEN ? != '' THEN ? ELSE model END"
                 " WHERE id = ?",
                 (
                     now,
@@ -234,6 +269,7 @@ class SessionStore:
                     cost.requests,
                     cost.input_tokens,
                     cost.output_tokens,
+                    dollars,
                     session.model,
                     session.model,
                     session.id,
@@ -283,7 +319,11 @@ class SessionStore:
 
     def delete(self, session_id: str) -> None:
         with self._transaction() as db:
-            for table, key in (("messages", "session_id"), ("compactions", "session_id")):
+            for table, key in (
+                ("messages", "session_id"),
+                ("compactions", "session_id"),
+                ("turn_usage", "session_id"),
+            ):
                 db.execute(f"DELETE FROM {table} WHERE {key} = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # and gone from the WAL too
@@ -295,8 +335,15 @@ class SessionStore:
 
     _COLUMNS = (
         "id, title, model, cwd, created, updated, turns, messages, requests,"
-        " input_tokens, output_tokens"
+        " input_tokens, output_tokens, cost_usd"
     )
+
+    def turn_usage(self, session_id: str) -> list[dict[str, Any]]:
+        """Each saved turn's usage (``TurnUsage.as_dict()``), oldest first."""
+        rows = self.db.execute(
+            "SELECT data FROM turn_usage WHERE session_id = ? ORDER BY turn", (session_id,)
+        )
+        return [json.loads(r[0]) for r in rows]
 
     def list(self, *, cwd: Path | str | None = None, limit: int | None = None) -> list[SessionInfo]:
         """Sessions, most recently updated first (only those of ``cwd`` if given)."""

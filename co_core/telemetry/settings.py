@@ -36,6 +36,13 @@ class TelemetrySettings(SectionModel):
         help="record prompts, answers, tool arguments and tool output in traces (secrets are masked either way)",
     )
 
+    retention_days: int = setting(
+        30,
+        env="CO_TRACES_DAYS",
+        ge=1,
+        help="days a span is kept in the trace database before it is pruned",
+    )
+
     def database(self) -> Path:
         """The SQLite file traces are written to."""
         if self.sqlite_path:

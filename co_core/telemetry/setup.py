@@ -72,9 +72,15 @@ def setup_tracing(
         from co_core.telemetry.sqlite_exporter import SQLiteSpanExporter
 
         try:
-            exporters.append(SQLiteSpanExporter(tele.database()))
+            sqlite_exporter = SQLiteSpanExporter(tele.database())
+            exporters.append(sqlite_exporter)
         except Exception as exc:
             _warn(f"traces not saved: cannot open {tele.database()}: {exc}")
+        else:
+            try:
+                sqlite_exporter.prune(tele.retention_days)
+            except Exception as exc:  # a locked or damaged file: keep tracing, prune next time
+                _warn(f"old traces not pruned: {exc}")
     target = otlp_target(tele)
     if target:
         try:

@@ -92,6 +92,13 @@ class SQLiteSpanExporter(SpanExporter):
                 return SpanExportResult.FAILURE
         return SpanExportResult.SUCCESS
 
+    def prune(self, days: int, now: float | None = None) -> int:
+        """Drop spans older than ``days`` days (``telemetry.retention_days``)."""
+        with self._lock:
+            if self._conn is None:
+                return 0
+            return store.prune(self._conn, days, now)
+
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True
 

@@ -69,6 +69,19 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def prune(conn: sqlite3.Connection, days: int, now: float | None = None) -> int:
+    """Delete spans that started more than ``days`` days ago; returns how many went.
+
+    Uses the ``start_time`` index (ISO 8601 UTC text sorts as time does)."""
+    import time
+    from datetime import UTC, datetime
+
+    cutoff = (now if now is not None else time.time()) - days * 86400
+    text = datetime.fromtimestamp(cutoff, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    cursor = conn.execute("DELETE FROM spans WHERE start_time < ?", (text,))
+    return max(cursor.rowcount, 0)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Bring the schema up to date; returns the columns that were added."""
     conn.execute("BEGIN IMMEDIATE")

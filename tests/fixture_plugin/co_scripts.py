@@ -35,6 +35,11 @@ def script(messages: list, info: object) -> ModelResponse:
     if word == "write":
         name, _, body = rest.partition(" ")
         return ModelResponse(parts=[ToolCallPart("write_note", {"name": name, "text": body})])
+    if word == "write2":  # two writes in one response: "write2 a.txt b.txt"
+        names = rest.split()
+        return ModelResponse(
+            parts=[ToolCallPart("write_note", {"name": n, "text": n.upper()}) for n in names]
+        )
     if word == "resource":
         return ModelResponse(parts=[ToolCallPart("use_resource", {})])
     if word == "json":

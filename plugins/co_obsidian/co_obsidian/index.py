@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from co_core.telemetry import span
 from co_obsidian import rgscan
 from co_obsidian import text as T
 from co_obsidian.parse import parse_note
@@ -385,6 +386,13 @@ class VaultIndex:
             raise
 
     def _index_files(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
+        """Parse and insert ``files`` (every write to the index goes through here, traced)."""
+        if not files:
+            return
+        with span("co.index.build", notes=len(files)):
+            self._insert_files(conn, files)
+
+    def _insert_files(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
         progress = BuildProgress(len(files), show=not self._in_builder)
         try:
             notes_rows, fts_rows, link_rows = [], [], []

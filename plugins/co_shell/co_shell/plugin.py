@@ -60,3 +60,15 @@ def system_instructions(settings: Any) -> str | None:
     elif not shell.network:
         text += " The sandbox has no network access."
     return text
+
+
+# docs: prompt_markers
+@hookimpl
+def prompt_markers(settings: Any) -> str | None:
+    # Loud where the user looks: commands would run on the bare machine.
+    if settings.section("shell").sandbox == "none":
+        return "no-sandbox"
+    return None
+
+
+# /docs

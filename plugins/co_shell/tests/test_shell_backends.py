@@ -145,6 +145,15 @@ def test_status_is_loud_about_no_sandbox(co_dirs: Path) -> None:
     assert result.state == "warn" and "NO SANDBOX" in result.detail
 
 
+def test_chat_prompt_line_is_loud_about_no_sandbox(co_dirs: Path) -> None:
+    bare = make_app({"shell": {"sandbox": "none"}})
+    assert dict(bare.host.call_each("prompt_markers", settings=bare.settings))["shell"] == (
+        "no-sandbox"
+    )
+    boxed = make_app({"shell": {"sandbox": "bubblewrap"}})
+    assert dict(boxed.host.call_each("prompt_markers", settings=boxed.settings))["shell"] is None
+
+
 def test_status_reports_docker_problems_and_fallback(
     co_dirs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
