@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
@@ -58,9 +59,12 @@ class AuditLog:
         self.session_id = session_id
         self.redactor = redactor or Redactor()
         self.path = audit_file(session_id)
+        self._fd: int | None = None  # opened on the first line, kept open (one write per line)
+        self._lock = threading.Lock()
         prune(days)
 
     def write(self, event: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Append one line; it is in the file (written, unbuffered) when this returns."""
         entry = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "session": self.session_id,
@@ -70,11 +74,42 @@ class AuditLog:
         clean = self.redactor.value(entry)
         clean["session"] = self.session_id  # "session" is not a secret, whatever it looks like
         line = json.dumps(clean, ensure_ascii=False, default=str, sort_keys=False) + "\n"
-        paths.ensure(self.path.parent)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write(line)
+        data = line.encode("utf-8")
+        with self._lock:
+            fd = self._open()
+            while data:  # O_APPEND: each write lands at the end, whoever else appends
+                data = data[os.write(fd, data) :]
         return clean
+
+    def _open(self) -> int:
+        """The file's descriptor, reopened if the file was deleted meanwhile (pruned)."""
+        if self._fd is not None:
+            try:
+                if os.fstat(self._fd).st_nlink > 0:
+                    return self._fd
+            except OSError:
+                pass
+            self._close()
+        paths.ensure(self.path.parent)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return self._fd
+
+    def _close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """Release the file (lines are already written; this loses nothing)."""
+        with self._lock:
+            self._close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_fd", None) is not None:
+            self._close()
 
     def execution(
         self,

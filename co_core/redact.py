@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 MASK = "[REDACTED]"
@@ -47,8 +48,10 @@ _FLAG_RE = re.compile(
 )
 _URL_PASSWORD_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s/:@]+:)([^\s/@]+)(@)")
 _MIN_KNOWN = 6  # shorter "secrets" from settings would mask ordinary words
+_MEMO_MAX_ITEMS, _MEMO_MAX_CHARS = 4096, 512  # tool names, keys, reasons repeat every call
 
 
+@lru_cache(maxsize=1024)
 def is_secret_key(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in SECRET_KEY_WORDS)
@@ -61,16 +64,31 @@ class Redactor:
         self.known = sorted(
             {k for k in known if isinstance(k, str) and len(k) >= _MIN_KNOWN}, key=len, reverse=True
         )
+        self._memo: dict[str, str] = {}  # short strings already masked (same input, same output)
 
     def text(self, value: str) -> str:
+        if len(value) > _MEMO_MAX_CHARS:
+            return self._mask(value)
+        done = self._memo.get(value)
+        if done is None:
+            if len(self._memo) >= _MEMO_MAX_ITEMS:
+                self._memo.clear()
+            done = self._memo[value] = self._mask(value)
+        return done
+
+    def _mask(self, value: str) -> str:
         for secret in self.known:
             value = value.replace(secret, MASK)
         value = _SECRET_RE.sub(MASK, value)
-        value = _URL_PASSWORD_RE.sub(lambda m: m.group(1) + MASK + m.group(3), value)
-        value = _ASSIGNMENT_RE.sub(
-            lambda m: m.group(1) + (m.group(2) if m.group(2) == MASK else MASK), value
-        )
-        value = _FLAG_RE.sub(lambda m: m.group(1) + MASK, value)
+        # The passes below need a literal character to match at all: skip them without it.
+        if "@" in value and "://" in value:
+            value = _URL_PASSWORD_RE.sub(lambda m: m.group(1) + MASK + m.group(3), value)
+        if "=" in value or ":" in value:
+            value = _ASSIGNMENT_RE.sub(
+                lambda m: m.group(1) + (m.group(2) if m.group(2) == MASK else MASK), value
+            )
+        if "-" in value:
+            value = _FLAG_RE.sub(lambda m: m.group(1) + MASK, value)
         return value
 
     def value(self, value: Any, key: str | None = None) -> Any:

@@ -346,6 +346,9 @@ class Session:
             problems.append(f"flushing traces: {exc}")
         if self._deps is not None:
             problems += self._deps.close()
+        audit = getattr(self._agent.runtime.engine, "audit", None) if self._agent else None
+        if audit is not None:
+            audit.close()
         if self._model is not None:
             try:
                 self._model.close()

@@ -151,3 +151,15 @@ def test_shell_parts_and_approved_keys_are_readable_in_the_audit(
         "exit 2",
         2000.0,
     )
+
+
+def test_lines_keep_coming_after_the_file_is_pruned_mid_session(co_dirs: Path) -> None:
+    log = audit.AuditLog("long-session")
+    log.write("decision", {"tool": "first"})
+    log.path.unlink()  # another Co with audit_days=0 pruned it while this session runs
+    log.write("decision", {"tool": "second"})
+    log.close()
+    log.write("execution", {"tool": "third"})  # after close: reopened, nothing lost
+    tools = [json.loads(line)["tool"] for line in log.path.read_text().splitlines()]
+    assert tools == ["second", "third"]
+    assert oct(log.path.stat().st_mode & 0o777) == "0o600"

@@ -12,6 +12,7 @@ from pydantic_ai.capabilities import AbstractCapability
 
 from co_core.sessions.memory import (
     ContextMeter,
+    PartSizes,
     context_window,
     fit_history,
     measure,
@@ -30,6 +31,8 @@ class FitContext(AbstractCapability[Any]):
 
     section: Any = None
     meter: ContextMeter = field(default_factory=ContextMeter)
+    sizes: PartSizes = field(default_factory=PartSizes, repr=False)
+    _tools: tuple[tuple[Any, ...], int] = field(default=((), 0), repr=False)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -41,14 +44,31 @@ class FitContext(AbstractCapability[Any]):
         tool_defs = [*params.function_tools, *(getattr(params, "output_tools", None) or [])]
         window = context_window(request_context.model, self.section)
         reserve = int(getattr(self.section, "reserve_output", 1024))
-        fixed = sum(text_tokens(t) for t in system) + tools_tokens(tool_defs)
+        tools = self._tools_tokens(tool_defs)
+        fixed = sum(text_tokens(t) for t in system) + tools
         budget = max(window - reserve - fixed, 0)
         trim = int(getattr(self.section, "trim_tool_output", 2000))
-        fitted, report = fit_history(request_context.messages, budget, trim_tokens=trim)
+        self.sizes.next_round()
+        fitted, report = fit_history(
+            request_context.messages, budget, trim_tokens=trim, sizes=self.sizes
+        )
         request_context.messages = fitted
         self.meter.system, self.meter.tool_defs = system, tool_defs
         self.meter.last_fit = report
         self.meter.last = measure(
-            fitted, window, system=system, tool_defs=tool_defs, reserve=reserve
+            fitted,
+            window,
+            system=system,
+            tool_defs=tool_defs,
+            reserve=reserve,
+            sizes=self.sizes,
+            tools=tools,
         )
         return request_context
+
+    def _tools_tokens(self, tool_defs: list[Any]) -> int:
+        """Tool definitions rarely change between requests: count them again only if they do."""
+        key = tuple(tool_defs)
+        if self._tools[0] != key:
+            self._tools = (key, tools_tokens(tool_defs))
+        return self._tools[1]

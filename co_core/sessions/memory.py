@@ -60,21 +60,53 @@ def part_text(part: Any) -> str:
     return _as_text(content)
 
 
-def part_tokens(part: Any) -> int:
-    return PART_OVERHEAD + text_tokens(part_text(part))
+class PartSizes:
+    """Characters of each part's text, remembered while the part is in the history.
+
+    Fitting runs before every request of a turn over a history that only grows, so without
+    this every tool output would be serialised again for each request. Parts are matched
+    by identity (a trimmed or replaced part is a new object and is measured afresh); the
+    entries not seen during one fit are forgotten at the next, so memory stays bounded by
+    the history itself.
+    """
+
+    def __init__(self) -> None:
+        self._now: dict[int, tuple[Any, int]] = {}
+        self._before: dict[int, tuple[Any, int]] = {}
+
+    def next_round(self) -> None:
+        self._before, self._now = self._now, {}
+
+    def chars(self, part: Any) -> int:
+        key = id(part)
+        hit = self._now.get(key)
+        if hit is None or hit[0] is not part:
+            hit = self._before.get(key)
+            if hit is None or hit[0] is not part:
+                hit = (part, len(part_text(part)))
+            self._now[key] = hit
+        return hit[1]
 
 
-def message_tokens(message: Any) -> int:
-    return MESSAGE_OVERHEAD + sum(part_tokens(p) for p in message.parts)
+def _chars(part: Any, sizes: PartSizes | None) -> int:
+    return len(part_text(part)) if sizes is None else sizes.chars(part)
 
 
-def history_tokens(messages: Sequence[Any]) -> int:
-    return sum(message_tokens(m) for m in messages)
+def part_tokens(part: Any, sizes: PartSizes | None = None) -> int:
+    return PART_OVERHEAD + (_chars(part, sizes) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def tool_output_tokens(messages: Sequence[Any]) -> int:
+def message_tokens(message: Any, sizes: PartSizes | None = None) -> int:
+    return MESSAGE_OVERHEAD + sum(part_tokens(p, sizes) for p in message.parts)
+
+
+def history_tokens(messages: Sequence[Any], sizes: PartSizes | None = None) -> int:
+    return sum(message_tokens(m, sizes) for m in messages)
+
+
+def tool_output_tokens(messages: Sequence[Any], sizes: PartSizes | None = None) -> int:
     return sum(
-        part_tokens(p)
+        part_tokens(p, sizes)
         for m in messages
         if m.kind == "request"
         for p in m.parts
@@ -109,12 +141,14 @@ def context_window(model: Any = None, section: Any = None) -> int:
     return int(getattr(section, "default_context_window", DEFAULT_WINDOW) or DEFAULT_WINDOW)
 
 
-def trim_tool_output(part: Any, limit_tokens: int) -> Any:
+def trim_tool_output(part: Any, limit_tokens: int, sizes: PartSizes | None = None) -> Any:
     """A tool return cut to head and tail when longer than ``limit_tokens``, with a note."""
     if part.part_kind != "tool-return":
         return part
-    text = _as_text(part.content)
     limit = limit_tokens * CHARS_PER_TOKEN
+    if sizes is not None and sizes.chars(part) <= limit:  # the same text, measured before
+        return part
+    text = _as_text(part.content)
     if len(text) <= limit:
         return part
     head, tail = (limit * 3) // 5, (limit * 2) // 5
@@ -123,10 +157,10 @@ def trim_tool_output(part: Any, limit_tokens: int) -> Any:
     return replace(part, content=cut)
 
 
-def _trim_message(message: Any, limit_tokens: int) -> Any:
+def _trim_message(message: Any, limit_tokens: int, sizes: PartSizes | None = None) -> Any:
     if message.kind != "request" or not any(p.part_kind == "tool-return" for p in message.parts):
         return message
-    parts = [trim_tool_output(p, limit_tokens) for p in message.parts]
+    parts = [trim_tool_output(p, limit_tokens, sizes) for p in message.parts]
     if all(a is b for a, b in zip(parts, message.parts, strict=True)):
         return message
     return replace(message, parts=parts)
@@ -144,16 +178,21 @@ class FitReport:
 
 
 def fit_history(
-    messages: Sequence[Any], budget: int, *, trim_tokens: int = 2000
+    messages: Sequence[Any],
+    budget: int,
+    *,
+    trim_tokens: int = 2000,
+    sizes: PartSizes | None = None,
 ) -> tuple[list[Any], FitReport]:
     """The history cut to ``budget`` tokens: big old tool outputs trimmed, then the oldest
-    turns dropped, never splitting a turn. The latest turn is always kept whole."""
-    from pydantic_ai.messages import UserPromptPart
-
-    before = history_tokens(messages)
+    turns dropped, never splitting a turn. The latest turn is always kept whole.
+    ``sizes`` remembers part sizes between calls (the capability passes one per session)."""
+    before = history_tokens(messages, sizes)
     starts = turn_starts(messages)
     last = starts[-1] if starts else 0
-    trimmed = [_trim_message(m, trim_tokens) if i < last else m for i, m in enumerate(messages)]
+    trimmed = [
+        _trim_message(m, trim_tokens, sizes) if i < last else m for i, m in enumerate(messages)
+    ]
     report = FitReport(budget, before, before)
     report.trimmed_outputs = sum(
         1
@@ -162,15 +201,17 @@ def fit_history(
         for pa, pb in zip(a.parts, b.parts, strict=True)
         if pa is not pb
     )
-    sizes = [message_tokens(m) for m in trimmed]
-    total = sum(sizes)
+    tokens = [message_tokens(m, sizes) for m in trimmed]
+    total = sum(tokens)
     dropped = 0
     while total > budget and dropped < len(starts) - 1:
         end = starts[dropped + 1]
-        total -= sum(sizes[starts[dropped] : end])
+        total -= sum(tokens[starts[dropped] : end])
         dropped += 1
     kept = trimmed[starts[dropped] :] if dropped else trimmed
     if dropped:
+        from pydantic_ai.messages import UserPromptPart
+
         note = UserPromptPart(DROP_NOTE.format(turns=dropped))
         kept = [replace(kept[0], parts=[note, *kept[0].parts]), *kept[1:]]
         total += part_tokens(note)
@@ -210,10 +251,13 @@ def measure(
     system: str | Sequence[str] = "",
     tool_defs: Sequence[Any] = (),
     reserve: int = 0,
+    sizes: PartSizes | None = None,
+    tools: int | None = None,
 ) -> ContextUsage:
-    """Estimate how full the context would be if ``messages`` were sent now."""
+    """Estimate how full the context would be if ``messages`` were sent now
+    (``tools``: the tool definitions' tokens when already counted)."""
     texts = [system] if isinstance(system, str) else list(system)
-    outputs = tool_output_tokens(messages)
+    outputs = tool_output_tokens(messages, sizes)
     reported = None
     for message in reversed(messages):
         if message.kind == "response":
@@ -222,8 +266,8 @@ def measure(
     return ContextUsage(
         window=window,
         system=sum(text_tokens(t) for t in texts if t),
-        tools=tools_tokens(tool_defs),
-        history=history_tokens(messages) - outputs,
+        tools=tools_tokens(tool_defs) if tools is None else tools,
+        history=history_tokens(messages, sizes) - outputs,
         tool_outputs=outputs,
         reserve=reserve,
         reported=reported,
