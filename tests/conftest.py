@@ -1,8 +1,10 @@
-"""Shared fixtures: fake plugin sites, the test plugin (a real entry point on the path)."""
+"""Shared fixtures: fake plugin sites, the test plugin (a real entry point on the path), co chat in a pty."""
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,35 @@ def testplug(co_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     monkeypatch.setenv("CO_LOAD_PLUGINS", "testplug")
     return co_dirs
+
+
+CO = str(Path(sys.executable).parent / "co")
+PROMPT = "co>"
+
+
+@pytest.fixture
+def chat(testplug: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
+    """Start ``co chat`` in a real pty with a scripted model; yields a function that spawns it."""
+    import pexpect
+
+    monkeypatch.setenv("CO_TEST_CLOSED", str(tmp_path / "closed"))
+    children: list[pexpect.spawn] = []
+
+    def spawn(*args: str) -> pexpect.spawn:
+        child = pexpect.spawn(
+            CO,
+            ["chat", "-m", "function:co_scripts:chat", *args],
+            env=dict(os.environ),
+            cwd=str(tmp_path),
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(40, 120),
+        )
+        children.append(child)
+        child.expect(PROMPT)
+        return child
+
+    yield spawn
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)

@@ -5,40 +5,12 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
-import pytest
 
 CO = str(Path(sys.executable).parent / "co")
 PROMPT = "co>"
-
-
-@pytest.fixture
-def chat(testplug: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
-    """Start ``co chat`` with a scripted model; yields a function that spawns it."""
-    monkeypatch.setenv("CO_TEST_CLOSED", str(tmp_path / "closed"))
-    children: list[pexpect.spawn] = []
-
-    def spawn(*args: str) -> pexpect.spawn:
-        child = pexpect.spawn(
-            CO,
-            ["chat", "-m", "function:co_scripts:chat", *args],
-            env=dict(os.environ),
-            cwd=str(tmp_path),
-            encoding="utf-8",
-            timeout=60,
-            dimensions=(40, 120),
-        )
-        children.append(child)
-        child.expect(PROMPT)
-        return child
-
-    yield spawn
-    for child in children:
-        if child.isalive():
-            child.terminate(force=True)
 
 
 def ask(child: pexpect.spawn, text: str) -> None:

@@ -5,41 +5,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
-import pytest
 
 from co_core.testing import run_co
 
-CO = str(Path(sys.executable).parent / "co")
 PROMPT = "co>"
-
-
-@pytest.fixture
-def chat(testplug: Path, tmp_path: Path) -> Iterator:
-    children: list[pexpect.spawn] = []
-
-    def spawn(*args: str) -> pexpect.spawn:
-        child = pexpect.spawn(
-            CO,
-            ["chat", "-m", "function:co_scripts:chat", *args],
-            env=dict(os.environ),
-            cwd=str(tmp_path),
-            encoding="utf-8",
-            timeout=60,
-            dimensions=(40, 120),
-        )
-        children.append(child)
-        child.expect(PROMPT)
-        return child
-
-    yield spawn
-    for child in children:
-        if child.isalive():
-            child.terminate(force=True)
 
 
 def turn(child: pexpect.spawn, text: str, expect: str) -> None:
