@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,11 @@ def test_network_egress_fails(sandbox: Any) -> None:
     # control: from the host the same connection works, so this test can fail
     control = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "CONNECTED" in control.stdout
+    # The listener counts in its own thread: wait until it has seen the control connection,
+    # or that late count would look like a connection from the sandbox.
+    deadline = time.monotonic() + 5
+    while listener.hits < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
     hits = listener.hits
     result = sandbox.run(["python3", "-c", code])
     assert "CONNECTED" not in result.output
