@@ -19,10 +19,11 @@ import hashlib
 import itertools
 import math
 import os
+import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -532,22 +533,7 @@ class VaultIndex:
             score += sum(math.log1p(min(c, 20)) for c in counts) / length
             scored.append((-score, f.rel))
         scored.sort()
-        hits: list[Hit] = []
-        skipped = 0
-        for _score, rel in scored:
-            text = read_text(self.root / rel, MAX_INDEX_CHARS * 4)
-            if text is None:
-                continue
-            text = text[:MAX_INDEX_CHARS]
-            if not T.matches_all(rel[:-3] + "\n" + text, patterns):
-                continue
-            if skipped < offset:
-                skipped += 1
-                continue
-            if len(hits) == limit:
-                return hits, True
-            hits.append(Hit(rel, text))
-        return hits, False
+        return self._verified_page((rel for _score, rel in scored), patterns, offset, limit)
 
     def _read_search(
         self, files: list[FileStat], query: T.Query, offset: int, limit: int
@@ -605,12 +591,23 @@ class VaultIndex:
                 rows = self._ranked(conn, match)
             except sqlite3.OperationalError as exc:  # an FTS5 syntax error is our bug
                 raise VaultError(f"search failed: {exc}") from exc
+        paths = (path for _note_id, path in (list(rows) if match is None else rows))
+        return self._verified_page(paths, patterns, offset, limit)
+
+    def _verified_page(
+        self, paths: Iterable[str], patterns: list[re.Pattern[str]], offset: int, limit: int
+    ) -> tuple[list[Hit], bool]:
+        """Read candidates in order, keep those whose text really matches, return one page.
+
+        Whatever found the candidates (rg, the index), a hit is only shown once the note's
+        current text matches; a note gone or binary since is skipped (a refresh drops it).
+        """
         hits: list[Hit] = []
         skipped = 0
-        for _note_id, path in list(rows) if match is None else rows:
+        for path in paths:
             text = read_text(self.root / path, MAX_INDEX_CHARS * 4)
             if text is None:
-                continue  # gone or binary since the last scan; the next refresh drops it
+                continue
             text = text[:MAX_INDEX_CHARS]
             if not T.matches_all(path[:-3] + "\n" + text, patterns):
                 continue
