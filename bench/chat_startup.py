@@ -1,7 +1,12 @@
 """Time to an interactive ``co chat`` prompt, in a real pty, versus importing pydantic-ai.
 
-The agent (pydantic-ai, plugins' tools) is prepared in a background thread, so the prompt
-should appear well before pydantic-ai has even been imported.
+Settings, rich and the agent (pydantic-ai, plugins' tools) are all dealt with in a
+background thread once the prompt is drawn, so the prompt should appear well before
+pydantic-ai has even been imported.
+
+Python writes bytecode caches (``__pycache__``) unless told not to, and installs compile
+them; ``PYTHONDONTWRITEBYTECODE`` (set on some CI machines) would make every run compile
+400 modules from source, which is not what a user sees, so it is removed for the runs.
 Run: ``uv run python bench/chat_startup.py``
 """
 
@@ -24,6 +29,7 @@ RUNS = 7
 
 def env() -> dict[str, str]:
     e = dict(os.environ)
+    e.pop("PYTHONDONTWRITEBYTECODE", None)
     for kind in ("CONFIG", "DATA", "CACHE"):
         e[f"CO_{kind}_DIR"] = tempfile.mkdtemp(prefix=f"co-bench-{kind.lower()}-")
     e["PYTHONPATH"] = str(HERE.parent / "tests" / "fixture_plugin")
@@ -43,7 +49,7 @@ def time_to_prompt(environment: dict[str, str]) -> float:
 
 def time_import(module: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
+    subprocess.run([sys.executable, "-c", f"import {module}"], check=True, env=env())
     return time.perf_counter() - start
 
 

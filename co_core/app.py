@@ -18,22 +18,40 @@ if TYPE_CHECKING:
     from co_core.settings import Settings
 
 
-def _raw_disabled(cwd: Path | None) -> list[str]:
-    """``disabled_plugins`` without validating anything, so loading plugins stays cheap."""
-    found: list[str] = []
-    files = [paths.settings_file()]
+def raw_core(key: str, cwd: Path | None = None) -> list[Any]:
+    """A core key's values as written, strongest first (project, user file, environment).
+
+    Nothing is validated (that needs pydantic): this is for what must be cheap, such as
+    which plugins to load or the model named in the ``co chat`` banner. Bad files and
+    values are reported when settings are validated.
+    """
+    files = []
     root = trust.project_root(cwd)
     if root is not None and trust.is_trusted(root):
         files.append(root / ".co" / "settings.json")
+    files.append(paths.settings_file())
+    found: list[Any] = []
     for path in files:
         try:
-            value = json.loads(path.read_text(encoding="utf-8")).get("disabled_plugins", [])
-        except (OSError, ValueError, AttributeError):
-            continue  # reported properly when settings are validated
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and key in data:
+            found.append(data[key])
+    env = os.environ.get("CO_" + key.upper(), "")
+    if env:
+        found.append(env)
+    return found
+
+
+def _raw_disabled(cwd: Path | None) -> list[str]:
+    """``disabled_plugins`` from every source, so loading plugins stays cheap."""
+    found: list[str] = []
+    for value in raw_core("disabled_plugins", cwd):
         if isinstance(value, list):
             found += [str(v) for v in value]
-    env = os.environ.get("CO_DISABLED_PLUGINS", "")
-    found += [p.strip() for p in env.split(",") if p.strip()]
+        elif isinstance(value, str):
+            found += [p.strip() for p in value.split(",") if p.strip()]
     return found
 
 

@@ -1,7 +1,9 @@
 """``co chat``: the interactive REPL.
 
-The prompt appears at once; the agent (pydantic-ai and every plugin's tools) is prepared
-in a background thread while the user types. Keys follow seed 000 §4.5: Ctrl+C during a
+The prompt appears at once: nothing in front of it imports pydantic or rich. Settings are
+validated, the plugins' prompt markers drawn and the agent (pydantic-ai and every plugin's
+tools) prepared in a background thread while the user types; bad settings still stop Co
+with one line. Keys follow seed 000 §4.5: Ctrl+C during a
 turn cancels it (the history stays valid), Ctrl+C at the prompt warns and a second one
 within 2 s exits, Ctrl+D, ``exit``, ``quit`` and ``/exit`` exit. Resources are closed on
 every way out.
@@ -11,20 +13,25 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
-from rich.console import Console
 
 from co_core import paths
-from co_core.app import App
+from co_core.app import App, raw_core
+from co_core.errors import CoError, SettingsError
 from co_core.session import Session
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_WORDS = {"exit", "quit", "/exit", "/quit"}
 DOUBLE_PRESS = 2.0
@@ -178,11 +185,15 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
+class StartupFailed(Exception):
+    """Settings turned out bad after the prompt appeared: Co stops with one line."""
+
+
 class Repl:
     def __init__(self, app: App, session: Session, console: Console | None = None) -> None:
         self.app = app
         self.session = session
-        self.console = console or Console(highlight=False)
+        self._console = console
         self.commands = self._commands()
         history = paths.ensure(paths.data_dir()) / "history"
         self.prompt = PromptSession(
@@ -195,6 +206,18 @@ class Repl:
         self.ask_prompt: PromptSession | None = None
         self.view: TurnView | None = None
         self.last_interrupt = 0.0
+        self.marker_texts = ["yolo"] if session.yolo else []
+        self.fatal: BaseException | None = None
+        self.loop_: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def console(self) -> Console:
+        """rich is imported on first output, not in front of the prompt."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False)
+        return self._console
 
     # -- slash commands ------------------------------------------------------------------
 
@@ -379,8 +402,56 @@ class Repl:
     def prompt_text(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText
 
-        parts = [("bold fg:ansired", f"[{marker}] ") for marker in self.markers()]
+        parts = [("bold fg:ansired", f"[{marker}] ") for marker in self.marker_texts]
         return FormattedText([*parts, ("", "co> ")])
+
+    def settings_checked(self, error: BaseException | None) -> None:
+        """Called once settings are validated (or not), from the background thread."""
+        if error is not None:
+            self.fatal = error
+        else:
+            self.marker_texts = self.markers()  # plugins' markers need validated settings
+        if self.loop_ is not None:
+            self.loop_.call_soon_threadsafe(self._refresh)
+
+    def _refresh(self) -> None:
+        if self.prompt.app.is_running:
+            if self.fatal is not None:
+                self.prompt.app.exit(exception=StartupFailed())
+            else:
+                self.prompt.app.invalidate()
+
+    def warn(self, message: str) -> None:
+        """Warnings from any thread, printed above the prompt line rather than through it."""
+        from prompt_toolkit.application import run_in_terminal
+
+        def show() -> None:
+            print(f"co: warning: {message}", file=sys.stderr)
+
+        loop = self.loop_
+        if loop is None or loop.is_closed() or not self.prompt.app.is_running:
+            show()
+        else:
+            loop.call_soon_threadsafe(run_in_terminal, show)
+
+    def banner(self, model: str | None, resumed: str | None) -> None:
+        """The first lines, printed without rich (its import would delay the prompt)."""
+        from prompt_toolkit import print_formatted_text
+        from prompt_toolkit.formatted_text import FormattedText
+
+        configured = next((v for v in raw_core("model", self.app.cwd) if isinstance(v, str)), "")
+        lines = []
+        if self.session.yolo:
+            text = "--yolo: every tool call runs without asking (writes, sends, commands)."
+            lines.append([("bold fg:ansired", text)])
+        label = model or configured or "auto"
+        lines.append(
+            [("bold", "Co"), ("", f" · model: {label} · /help for commands · Ctrl+D to exit")]
+        )
+        if resumed:
+            lines.append([("", resumed)])
+        for line in lines:
+            print_formatted_text(FormattedText(line))
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -428,14 +499,24 @@ class Repl:
                 self.view.pending.append(Text(self.session.note, style="dim"))
             self.view.flush()
 
-    async def loop(self, on_first_prompt: Callable[[], None] | None = None) -> None:
-        started = on_first_prompt
-        prompt = self.prompt_text()
+    async def loop(
+        self, prepare: Callable[[Callable[[BaseException | None], None]], None] | None = None
+    ) -> None:
+        """Read and run lines until the user leaves; ``prepare`` starts the background work."""
+        self.loop_ = loop = asyncio.get_running_loop()
+        start = prepare
         while True:
+            if self.fatal is not None:
+                raise StartupFailed() from self.fatal
             try:
-                # Work for the agent starts once the prompt is on screen, so it never delays it.
-                line = await self.prompt.prompt_async(prompt, pre_run=started)
-                started = None
+                # The background work starts once the prompt is drawn (``pre_run`` comes just
+                # before the first redraw; ``call_soon`` runs after it), so the import-heavy
+                # thread never competes with the first render for the GIL.
+                pre_run = partial(loop.call_soon, start, self.settings_checked) if start else None
+                line = await self.prompt.prompt_async(self.prompt_text, pre_run=pre_run)
+                start = None
+            except StartupFailed:
+                raise StartupFailed() from self.fatal
             except KeyboardInterrupt:
                 now = time.monotonic()
                 if now - self.last_interrupt <= DOUBLE_PRESS:
@@ -466,10 +547,6 @@ def run_chat(
     resume: str | None = None,
     trace_content: bool = False,
 ) -> int:
-    from co_core.errors import CoError
-
-    console = Console(highlight=False)
-    configured = app.settings.core.model  # bad settings: one line and exit 2, before the prompt
     session = Session(
         app,
         model_spec=model,
@@ -478,30 +555,24 @@ def run_chat(
         resume=resume,
         trace_content=trace_content,
     )
+    repl = Repl(app, session)
+    app.warn = repl.warn
     try:
         resumed = session.open_saved()  # an unknown id: one line, before the prompt
     except CoError as exc:
-        console.print(f"[red]error:[/red] {_escape(str(exc))}", markup=True, highlight=False)
-        return 1
-    if yolo:
-        console.print(
-            "[bold red]--yolo: every tool call runs without asking (writes, sends, commands).[/bold red]",
-            markup=True,
-        )
-    console.print(
-        f"[bold]Co[/bold] · model: {_escape(model or configured or 'auto')} · "
-        "/help for commands · Ctrl+D to exit",
-        markup=True, highlight=False,
-    )  # fmt: skip
-    if resumed:
-        console.print(resumed, markup=False, highlight=False)
+        repl.error(str(exc))
+        return 2 if isinstance(exc, SettingsError) else 1
+    repl.banner(model, resumed)
+    code = 0
     try:
-        repl = Repl(app, session, console)
         asyncio.run(repl.loop(session.prepare_in_background))
     except KeyboardInterrupt:
         pass
+    except StartupFailed as exc:  # bad settings: one line naming the file and key, exit 2
+        repl.error(str(exc.__cause__))
+        code = 2
     finally:
         for problem in session.close():
-            console.print(f"[yellow]warning:[/yellow] {_escape(problem)}", markup=True)
-        console.print("Session ended.")
-    return 0
+            repl.console.print(f"[yellow]warning:[/yellow] {_escape(problem)}", markup=True)
+        repl.console.print("Session ended.")
+    return code

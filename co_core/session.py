@@ -56,11 +56,21 @@ class Session:
 
     # -- preparation (may run in a background thread while the user types) ------------
 
-    def prepare(self) -> None:
+    def prepare(
+        self, settings_checked: Callable[[BaseException | None], None] | None = None
+    ) -> None:
+        """Build the agent; ``settings_checked`` hears first whether settings validated, so
+        the REPL can stop on bad settings (or draw the prompt's markers) at once."""
+        checked = settings_checked or (lambda error: None)
         try:
+            try:
+                settings = self.app.settings
+            except BaseException as exc:
+                checked(exc)
+                raise
+            checked(None)
             from co_core.agent import build_agent
 
-            settings = self.app.settings
             extra = self._sessions(settings)
             self._agent = build_agent(
                 self.app.host,
@@ -169,8 +179,12 @@ class Session:
             self.app.warn(notice)
         return engine
 
-    def prepare_in_background(self) -> None:
-        threading.Thread(target=self.prepare, name="co-prepare", daemon=True).start()
+    def prepare_in_background(
+        self, settings_checked: Callable[[BaseException | None], None] | None = None
+    ) -> None:
+        threading.Thread(
+            target=self.prepare, args=(settings_checked,), name="co-prepare", daemon=True
+        ).start()
 
     def ready(self) -> CoAgent:
         if not self._ready.is_set():

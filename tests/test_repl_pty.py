@@ -261,13 +261,28 @@ def test_slash_completion_and_multi_line_input(chat) -> None:
 
 
 def test_bad_settings_stop_chat_with_one_line(testplug: Path) -> None:
+    # Settings are checked in the background once the prompt is up; a bad one still ends
+    # Co at once, naming the file and the key.
     (testplug / "settings.json").write_text('{"retries": 99}')
     child = pexpect.spawn(CO, ["chat"], env=dict(os.environ), encoding="utf-8", timeout=60)
-    child.expect("retries")
+    child.expect(r"settings\.json: retries: ")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2
     assert "Traceback" not in child.before
+
+
+def test_plugin_markers_join_the_prompt_line(chat, monkeypatch) -> None:
+    # prompt_markers needs validated settings, so the marker arrives just after the prompt
+    # appears: the prompt line is redrawn with it without a key being pressed.
+    monkeypatch.setenv("CO_TEST_MARKER", "no net")
+    child = chat()
+    child.expect(r"\[no net\] ")
+    ask(child, "hello")
+    child.expect(r"\(turn 1\)")
+    child.expect(r"\[no net\] ")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
 
 
 def test_usage_line_after_each_turn_and_cost(chat) -> None:

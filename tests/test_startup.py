@@ -59,3 +59,48 @@ def test_all_bundled_plugins_are_loaded_when_checking(co_dirs: Path) -> None:
     from co_core.testing import run_co
 
     assert run_co("plugins").stdout.count("loaded") >= 4
+
+
+# Records what the main thread imports before the background thread's first import (which
+# comes right after the first prompt is drawn), then lets `co chat` run as usual.
+CHAT_PROBE = """
+import atexit, os, sys, threading
+before_prompt, background = [], []
+
+def audit(event, args):
+    if event != "import":
+        return
+    if threading.current_thread() is not threading.main_thread():
+        background.append(args[0])
+    elif not background:
+        before_prompt.append(args[0])
+
+sys.addaudithook(audit)
+atexit.register(lambda: open(os.environ["PROBE_OUT"], "w").write("\\n".join(before_prompt)))
+sys.argv = ["co", "chat", "-m", "function:co_scripts:chat"]
+from co_core.cli import main
+main()
+"""
+
+
+def test_nothing_heavy_stands_in_front_of_the_chat_prompt(testplug: Path, tmp_path: Path) -> None:
+    import os
+
+    import pexpect
+
+    out = tmp_path / "imports.txt"
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", CHAT_PROBE],
+        env={**os.environ, "PROBE_OUT": str(out)},
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect("co>")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    imported = set(out.read_text().split())
+    assert "prompt_toolkit" in imported  # the probe saw the start-up imports
+    # settings are validated, rich loaded and the agent built after the prompt appears
+    heavy = ("pydantic", "pydantic_core", "pydantic_ai", "rich", "opentelemetry", *HEAVY)
+    assert not {m for m in imported for h in heavy if m == h or m.startswith(h + ".")}

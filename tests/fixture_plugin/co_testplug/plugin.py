@@ -32,3 +32,10 @@ def system_instructions(settings: Any) -> str:
 @hookimpl
 def register_slash_commands(register: Any) -> None:
     register("ping", lambda arg, deps: f"pong {arg}".strip(), help="answer pong")
+
+
+@hookimpl
+def prompt_markers(settings: Any) -> str | None:
+    import os
+
+    return os.environ.get("CO_TEST_MARKER")
