@@ -337,6 +337,7 @@ def build_agent(
         tools=tools,
         toolsets=toolsets,
         retries={"tools": core.retries, "output": core.retries},
+        model_settings={"request_timeout": core.request_timeout},
         capabilities=[hooks, *(capabilities or [])],
         defer_model_check=True,
     )

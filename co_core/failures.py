@@ -33,7 +33,12 @@ def describe(exc: BaseException, model_label: str = "the model") -> Failure:
             f"turn stopped: {_first_line(exc).split('. ')[0].rstrip('.')}",
             "the model may be looping; rephrase, or raise the limit: co config set request_limit 40",
         )
-    if isinstance(exc, (pe.ModelTimeoutError, pe.ModelRequestTimeout, asyncio.TimeoutError)):
+    if isinstance(exc, pe.ModelRequestTimeout):
+        return Failure(
+            f"{model_label} timed out after {exc.timeout:g} s",
+            "a slow local model may need longer: co config set request_timeout 900",
+        )
+    if isinstance(exc, (pe.ModelTimeoutError, asyncio.TimeoutError)):
         return Failure(
             f"{model_label} timed out",
             "the server may be overloaded or the model too large; try again or pick a smaller model",

@@ -64,6 +64,12 @@ class CoreSettings(SectionModel):
     request_limit: int = setting(
         25, env="CO_REQUEST_LIMIT", ge=1, help="model requests allowed per turn"
     )
+    request_timeout: float = setting(
+        300.0,
+        env="CO_REQUEST_TIMEOUT",
+        gt=0,
+        help="seconds one model request may take, streamed answer included",
+    )
     text_tool_calls: bool = setting(
         True, env="CO_TEXT_TOOL_CALLS", help="run tool calls that small models write as JSON text"
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from helpers import session_with, turn
-from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
+from pydantic_ai.exceptions import ModelRequestTimeout, UnexpectedModelBehavior, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
@@ -131,6 +131,24 @@ def test_usage_limit_stops_a_looping_model() -> None:
     failure = describe(caught.value)
     assert failure.message.startswith("turn stopped")
     assert "request_limit" in failure.hint
+
+
+def test_a_model_slower_than_request_timeout_ends_the_turn_and_the_session_goes_on() -> None:
+    slow = [True]
+
+    async def script(messages: list, info: Any) -> ModelResponse:
+        if slow[0]:
+            await asyncio.sleep(30)
+        return ModelResponse(parts=[TextPart("on time")])
+
+    session = session_with(script, {"request_timeout": 0.2})
+    with pytest.raises(ModelRequestTimeout) as caught:
+        turn(session, "hello?")
+    failure = describe(caught.value, "scripted")
+    assert failure.message == "scripted timed out after 0.2 s"
+    assert "co config set request_timeout" in failure.hint
+    slow[0] = False
+    assert turn(session, "again").output == "on time"
 
 
 def test_memory_across_turns() -> None:
