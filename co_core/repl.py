@@ -12,6 +12,7 @@ every way out.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import signal
 import sys
 import time
@@ -272,16 +273,19 @@ class Repl:
         model = self.session.model().model
         return self.session.memory.context_text(self.session.history, model)
 
-    def _compact(self, arg: str) -> str:
+    def _compact(self, arg: str) -> Any:
         self.session.ready()
         if self.session.memory is None:
             return "compaction is not available"
-        result = asyncio.run(
-            self.session.memory.compact(
-                self.session.history, self.session.model().model, self.session.recorder
-            )
+        return self._compact_now()
+
+    async def _compact_now(self) -> str:
+        session = self.session
+        assert session.memory is not None
+        result = await session.memory.compact(
+            session.history, session.model().model, session.recorder
         )
-        self.session.history = result.messages
+        session.history = result.messages
         return f"Compacted: {result.replaced} older messages summarised."
 
     def _sessions(self, arg: str) -> str:
@@ -320,21 +324,37 @@ class Repl:
             f"{s.name:<20} {s.plugin:<10} {s.risk or '-':<6} {s.permission}" for s in specs.values()
         )
 
-    def slash(self, line: str) -> None:
+    async def slash(self, line: str) -> None:
+        """Run a slash command in a worker thread (it may wait for the agent to be ready);
+        one that returns a coroutine (``/compact`` asking the model) is awaited here, on the
+        chat's own event loop, where the model's HTTP client lives."""
         name, _, arg = line[1:].partition(" ")
         command = self.commands.get(name)
         if command is None:
             self.error(f"unknown command /{name}", "/help lists them")
             return
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(self._slash_result(command, arg))
+        loop.add_signal_handler(signal.SIGINT, task.cancel)  # Ctrl+C: back to the prompt
         try:
-            out = command.run(arg)
+            out = await task
+        except asyncio.CancelledError:
+            self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
+            return
         except Exception as exc:
             from co_core.failures import describe
 
             self.error(str(describe(exc, self.session.model_label)))
             return
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
         if out:
             self.console.print(out, markup=False, highlight=False, soft_wrap=True)
+
+    @staticmethod
+    async def _slash_result(command: Slash, arg: str) -> Any:
+        out = await asyncio.to_thread(command.run, arg)
+        return (await out) if inspect.isawaitable(out) else out
 
     # -- output --------------------------------------------------------------------------
 
@@ -533,7 +553,7 @@ class Repl:
             if text.lower() in EXIT_WORDS:
                 return
             if text.startswith("/"):
-                await asyncio.to_thread(self.slash, text)
+                await self.slash(text)
                 continue
             await self.turn(text)
 

@@ -53,6 +53,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def e2e_env(testplug: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     monkeypatch.setenv("CO_REQUEST_LIMIT", "2")  # the tiny model loops; one round trip is enough
+    monkeypatch.setenv("CO_SESSIONS_KEEP_RECENT_TURNS", "1")
     return dict(os.environ)
 
 
@@ -91,6 +92,19 @@ def test_co_chat_with_a_real_model_completes_a_turn(
         child.expect("⚙ ")  # a real tool call from the real model, shown as one line
         child.expect("→ ")  # ... and its result
         child.expect("co>")  # the turn ended (answer, or one readable error line)
+        assert "Traceback" not in child.before
+        turn_over = ["out tokens", "error:"]  # the usage line, or one error line
+        child.sendline("Say hello.")
+        child.expect(turn_over)
+        child.expect("co>")
+        # /compact asks the same real server to summarise the first turn (the second is
+        # kept); it once failed here with "bound to a different event loop"
+        child.sendline("/compact")
+        child.expect(r"Compacted: \d+ older messages summarised")
+        child.expect("co>")
+        child.sendline("Say hello again.")
+        child.expect(turn_over)
+        child.expect("co>")
         assert "Traceback" not in child.before
         child.sendcontrol("d")
         child.expect("Session ended")
