@@ -350,9 +350,10 @@ def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
         for r in loads
     )
     assert startup["end_time"] < decided_start(rows)  # back-dated: loading came first
-    (decided,) = [r for r in rows if r["name"] == "co.policy.decision"]
-    assert decided["attrs"]["co.effect"] == decision.effect == "allow"
-    assert decided["attrs"]["co.permission"] == "shell:exec:git status"
+    (decided,) = [r for r in rows if r["name"] == "co.policy.decision"]  # outside a tool call
+    assert decided["attrs"]["co.policy.effect"] == decision.effect == "allow"
+    assert decided["attrs"]["co.policy.permission"] == "shell:exec:git status"
+    assert decided["attrs"]["co.tool"] == tool.name and decided["attrs"]["co.plugin"] == "shell"
     (answer,) = [r for r in rows if r["name"] == "co.approval"]
     assert answer["attrs"]["co.approved"] is True and answer["attrs"]["co.scope"] == "session"
 
