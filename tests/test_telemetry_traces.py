@@ -400,6 +400,27 @@ def test_span_redactor_masks_json_and_text_alike() -> None:
     assert r.value(12, "gen_ai.usage.input_tokens") == 12
 
 
+def test_a_growing_history_is_masked_as_if_from_scratch() -> None:
+    """Each request's history extends the last one's; the new messages' secrets are masked
+    too, and the result is what masking the whole list afresh gives."""
+    from co_core.redact import Redactor
+    from co_core.telemetry.redacting import SpanRedactor
+
+    def history(n: int) -> str:
+        items = [{"role": "user", "parts": [{"content": f"my key {SECRET_KEY}"}]}]
+        items += [{"role": "tool", "args": {"n": i, "password": f"pw-{i}"}} for i in range(n)]
+        return json.dumps(items, separators=(",", ":"))
+
+    warm = SpanRedactor(Redactor([SETTINGS_SECRET]))
+    for n in (1, 2, 5, 6):
+        masked = warm.value(history(n), "gen_ai.input.messages")
+        assert masked == SpanRedactor(Redactor([SETTINGS_SECRET])).value(history(n), "x")
+        assert SECRET_KEY not in masked and "pw-" not in masked
+        assert [m.get("args", {}).get("n") for m in json.loads(masked)][1:] == list(range(n))
+    other = json.dumps([{"role": "user", "parts": [{"content": "x" * 70}]}])
+    assert json.loads(warm.value(other, "gen_ai.input.messages"))[0]["role"] == "user"
+
+
 def test_collector_down_is_one_warning_and_sqlite_still_written(
     traced: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
