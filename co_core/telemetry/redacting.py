@@ -49,7 +49,7 @@ class SpanRedactor:
         self._items: dict[str, Any] = {}  # one JSON list item (a message) -> masked
         self._whole: dict[str, str] = {}  # a whole JSON text -> masked
         self._whole_chars = 0
-        self._lists: list[tuple[str, str]] = []  # recent JSON lists: (text, masked), newest last
+        self._lists: list[tuple[str, str]] = []  # recent lists, newest last: (text, masked) less []
 
     def _json(self, text: str) -> str:
         done = self._whole.get(text)
@@ -68,11 +68,12 @@ class SpanRedactor:
         """Mask a JSON list; its items (messages) are each masked once, see the class."""
         out: list[str] = []
         i = _skip(text, 1)
-        for raw, masked in reversed(self._lists):
-            # raw ends "...item]": text continues it when it has raw's items, then ","
-            if len(raw) > 2 and text.startswith(raw[:-1]) and text[len(raw) - 1] == ",":
-                out.append(masked[1:-1])
-                i = _skip(text, len(raw))
+        for head, masked in reversed(self._lists):
+            # head is an earlier list without its "]": text continues it with "," and more
+            n = len(head)
+            if len(text) > n and text[n] == "," and text.startswith(head):
+                out.append(masked)
+                i = _skip(text, n + 1)
                 break
         while text[i] != "]":
             item, end = _decoder.raw_decode(text, i)
@@ -90,10 +91,10 @@ class SpanRedactor:
                 raise ValueError("not a JSON list")
         if text[i + 1 :].strip():
             raise ValueError("text after the JSON list")
-        masked = "[" + ",".join(out) + "]"
+        inner = ",".join(out)
         if out and text[-1] == "]":  # what the continuation check above relies on
-            self._lists = [*self._lists[-7:], (text, masked)]
-        return masked
+            self._lists = [*self._lists[-7:], (text[:-1], inner)]
+        return "[" + inner + "]"
 
     def value(self, value: Any, key: str | None = None) -> Any:
         if key is not None and _secret_key(key) and value not in (None, "", [], {}):
