@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 from helpers import session_with, turn
+from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
 
 from co_core import telemetry
 from co_core.telemetry.datasette_meta import TOOL_CALLS
-from co_core.testing import run_co
+from co_core.testing import make_app, run_co
 
 pytestmark = pytest.mark.usefixtures("testplug")
 
@@ -79,3 +81,36 @@ def test_decisions_are_attributes_of_the_tool_spans(testplug: Path) -> None:
         "held for approval",
         "ask",
     )
+
+
+def test_a_tool_can_annotate_its_own_span(co_dirs: Path) -> None:
+    def script(messages: list[Any], info: Any) -> ModelResponse:
+        if not any(m.kind == "response" for m in messages):
+            return ModelResponse(parts=[ToolCallPart("cached", {"key": "k"})])
+        return ModelResponse(parts=[TextPart("done")])
+
+    agent = Agent(FunctionModel(script, model_name="scripted"), name="co")
+
+    @agent.tool
+    def cached(ctx: RunContext[None], key: str) -> str:
+        """Answers from a cache and says so on its span."""
+        traced = telemetry.tool_span(ctx.tool_call_id)
+        assert telemetry.tool_span("another-call") is None
+        if traced is not None:
+            traced.set(cache_hit=True)
+        return "v"
+
+    try:
+        telemetry.setup_tracing(make_app({}).settings)
+        telemetry.instrument(agent)
+        agent.run_sync("go")
+        telemetry.flush()
+    finally:
+        telemetry.shutdown_tracing()
+    (tool,) = [
+        r
+        for r in _rows(co_dirs.parent / "co-data" / "traces.db")
+        if r["name"] == "execute_tool cached"
+    ]
+    assert tool["attrs"]["co.cache_hit"] is True
+    assert telemetry.tool_span("any") is None  # tracing off: nothing to annotate
