@@ -352,10 +352,22 @@ def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
     assert startup["end_time"] < decided_start(rows)  # back-dated: loading came first
     (decided,) = [r for r in rows if r["name"] == "co.policy.decision"]  # outside a tool call
     assert decided["attrs"]["co.policy.effect"] == decision.effect == "allow"
-    assert decided["attrs"]["co.policy.permission"] == "shell:exec:git status"
+    assert decided["attrs"]["co.policy.source"] == "user"
     assert decided["attrs"]["co.tool"] == tool.name and decided["attrs"]["co.plugin"] == "shell"
     (answer,) = [r for r in rows if r["name"] == "co.approval"]
     assert answer["attrs"]["co.approved"] is True and answer["attrs"]["co.scope"] == "session"
+    # the permission key holds the command: content, left out unless opted in
+    assert "git status" not in decided["attributes"] + answer["attributes"]
+
+    telemetry.setup_tracing(app.settings, include_content=True)
+    engine.record_answer(engine.decide(engine.make_call(tool.name, {arg: "git log"})), True)
+    telemetry.flush()
+    rows = spans(traced)
+    (decided,) = [
+        r for r in rows if r["name"] == "co.policy.decision" and "git log" in r["attributes"]
+    ]
+    assert decided["attrs"]["co.policy.permission"] == "shell:exec:git log"
+    assert any(r["attrs"].get("co.permission") == "shell:exec:git log" for r in rows)
 
 
 def test_failing_work_is_marked_failed_without_its_message_unless_content(traced: Path) -> None:

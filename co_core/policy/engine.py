@@ -269,12 +269,10 @@ class PolicyEngine:
                 decision = self._headless(decision)
             traced.set(
                 plugin=call.plugin,
-                **{
-                    "co.policy.permission": decision.key,
-                    "co.policy.effect": decision.effect,
-                    "co.policy.source": decision.source,
-                },
+                **{"co.policy.effect": decision.effect, "co.policy.source": decision.source},
             )
+            # the key holds the call's arguments (a command, a path): content, kept on opt-in
+            traced.set_content(**{"co.policy.permission": decision.key})
         if self.audit is not None:
             self.audit.write(
                 "decision",
@@ -435,8 +433,8 @@ class PolicyEngine:
         from co_core.telemetry import span
 
         keys = decision.pending or (decision.key,)
-        with span("co.approval", tool=decision.tool, permission=decision.key, scope=scope,
-                  approved=approved):  # fmt: skip
+        with span("co.approval", tool=decision.tool, scope=scope, approved=approved,
+                  content={"permission": decision.key}):  # fmt: skip
             pass
         if approved and (scope == "project" or decision.effect == "ask_once"):
             for key in keys:
