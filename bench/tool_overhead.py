@@ -4,6 +4,10 @@ Both run the same scripted model (10 parallel ``add_numbers`` calls per response
 rounds = 200 calls per turn) with streaming on. Co's side adds what a real turn has:
 the approval gate, call records, text-tool-call recovery and the REPL's rendering
 (spinner, live region and tool lines, to an in-memory terminal). Run: ``uv run python bench/tool_overhead.py``
+
+Co's turns alternate between traced (as ``co chat`` runs by default: pydantic-ai's
+instrumentation, Co's spans, SQLite export) and untraced (as with ``CO_TELEMETRY=0``),
+so one run shows how much of Co's overhead is tracing and how much the rest.
 """
 
 from __future__ import annotations
@@ -69,14 +73,28 @@ async def time_bare(agent: Agent, deps: CoDeps) -> float:
     return time.perf_counter() - start
 
 
-async def time_co(session: Session) -> float:
+async def time_co(session: Session, traced: bool = True) -> float:
+    from co_core import telemetry
+    from co_core.telemetry import spans
+
+    agent = session.ready().agent
+    saved = spans._state["tracer"], spans._state["content"], agent.instrument
+    if not traced:  # what CO_TELEMETRY=0 gives: no instrumentation, Co's spans no-ops
+        spans.activate(None, False)
+        agent.instrument = False
     view = TurnView(Console(file=io.StringIO(), width=100, force_terminal=True))
     session.history = []
-    start = time.perf_counter()
-    view.start()  # spinner + live region, as in the REPL
-    await session.run_turn("go", view.on_event)
-    view.stop()
-    return time.perf_counter() - start
+    try:
+        start = time.perf_counter()
+        view.start()  # spinner + live region, as in the REPL
+        await session.run_turn("go", view.on_event)
+        view.stop()
+        if traced:
+            telemetry.flush()  # the export's work is charged to the turn that made it
+        return time.perf_counter() - start
+    finally:
+        spans.activate(saved[0], saved[1])
+        agent.instrument = saved[2]
 
 
 async def main() -> None:
@@ -87,19 +105,24 @@ async def main() -> None:
     session.ready().limits.request_limit = ROUNDS + 5
     deps = session.deps
     bare = bare_agent(deps)
-    await time_bare(bare, deps)  # warm up both
+    await time_bare(bare, deps)  # warm up all three
     await time_co(session)
-    bare_times, co_times = [], []
-    for _ in range(REPEATS):  # interleaved, so machine noise hits both alike
+    await time_co(session, traced=False)
+    bare_times, co_times, untraced_times = [], [], []
+    for _ in range(REPEATS):  # interleaved, so machine noise hits all alike
         bare_times.append(await time_bare(bare, deps))
         co_times.append(await time_co(session))
+        untraced_times.append(await time_co(session, traced=False))
     b, c = statistics.median(bare_times), statistics.median(co_times)
+    u = statistics.median(untraced_times)
     print(
         f"tool calls per turn: {CALLS} ({ROUNDS} model requests x {PER_ROUND} calls), {REPEATS} runs each"
     )
     print(f"bare pydantic-ai: {b * 1000:8.1f} ms/turn  {b / CALLS * 1000:.3f} ms/call")
     print(f"co             : {c * 1000:8.1f} ms/turn  {c / CALLS * 1000:.3f} ms/call")
+    print(f"co, untraced   : {u * 1000:8.1f} ms/turn  {u / CALLS * 1000:.3f} ms/call")
     print(f"ratio co/bare  : {c / b:.2f}x   co overhead: {(c - b) / CALLS * 1000:.3f} ms/call")
+    print(f"ratio untraced : {u / b:.2f}x   co overhead: {(u - b) / CALLS * 1000:.3f} ms/call")
     print("targets: ratio <= 1.25x and overhead <= 2 ms/call")
 
 

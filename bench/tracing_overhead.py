@@ -10,6 +10,11 @@ that tracing does not touch. Off and on runs are interleaved so machine noise hi
 Tracing "on" means what `co chat` does: SQLite exporter behind a BatchSpanProcessor,
 secrets redaction and cost computed on its worker thread (its CPU time counts too,
 since the worker shares the machine).
+
+A third, "spans only" column runs the same turn instrumented the same way but with a
+TracerProvider that has no exporter: the spans are made and thrown away. It separates
+what pydantic-ai's instrumentation costs on the turn's thread from what Co's export
+(redaction, cost, SQLite) adds.
 """
 
 from __future__ import annotations
@@ -68,6 +73,8 @@ def main() -> None:
         for i in range(TOOL_CALLS):
             (notes / f"note{i}.md").write_text(f"# Note {i}\n" + "lorem ipsum " * 200)
 
+        from opentelemetry.sdk.trace import TracerProvider
+
         from co_core import telemetry
         from co_core.telemetry import setup, spans
         from co_core.telemetry.settings import TelemetrySettings
@@ -76,33 +83,38 @@ def main() -> None:
         plain = telemetry.instrument(
             build_agent(notes, args.model_ms)
         )  # tracing off: not instrumented
+        bare_provider = TracerProvider()  # no exporter: spans made, then dropped
         telemetry.setup_tracing(settings)
         traced = telemetry.instrument(build_agent(notes, args.model_ms))
+        made = build_agent(notes, args.model_ms)
+        made.instrument = telemetry.instrumentation_settings(bare_provider)
         tracer = setup.current_provider().get_tracer("co")
+        tracers = {"off": None, "spans": bare_provider.get_tracer("co"), "on": tracer}
+        agents = {"off": plain, "spans": made, "on": traced}
 
-        def turn(traced_run: bool) -> tuple[float, float]:
+        def turn(mode: str) -> tuple[float, float]:
             # off: Co's spans are no-ops and the agent is not instrumented, as in `co chat`
             # with telemetry.enabled = false. On: the turn plus writing its spans (flushed
             # inside the timing, so the export's cost is charged to the turn that made it).
-            spans.activate(tracer if traced_run else None, args.content)
-            agent = traced if traced_run else plain
+            spans.activate(tracers[mode], args.content)
             start, cpu = time.perf_counter(), time.process_time()
             with telemetry.turn("bench", model="function:scripted"):
-                result = agent.run_sync("read my notes")
-            if traced_run:
+                result = agents[mode].run_sync("read my notes")
+            if mode == "on":
                 telemetry.flush()
             elapsed = time.perf_counter() - start, time.process_time() - cpu
             assert result.output == f"Read {TOOL_CALLS} notes.", result.output
             return elapsed
 
-        for _ in range(3):  # warm up both paths
-            turn(False), turn(True)
-        off_times: list[tuple[float, float]] = []
-        on_times: list[tuple[float, float]] = []
+        modes = ("off", "spans", "on")
+        for _ in range(3):  # warm up every path
+            for mode in modes:
+                turn(mode)
+        times: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
         for i in range(args.runs):
-            order = (False, True) if i % 2 == 0 else (True, False)  # neither always goes first
-            for traced_run in order:
-                (on_times if traced_run else off_times).append(turn(traced_run))
+            order = modes[i % 3 :] + modes[: i % 3]  # none always goes first
+            for mode in order:
+                times[mode].append(turn(mode))
         telemetry.flush()
         import sqlite3
 
@@ -118,12 +130,12 @@ def main() -> None:
     )
     print(f"tracing on = {spans_per_turn} spans per turn written to SQLite (flushed in the timing)")
     for column, label in ((0, "wall time"), (1, "CPU time ")):
-        off = statistics.median(t[column] for t in off_times)
-        on = statistics.median(t[column] for t in on_times)
+        off, only, on = (statistics.median(t[column] for t in times[m]) for m in modes)
         print(
             f"  {label}: off {off * 1000:7.1f} ms, on {on * 1000:7.1f} ms, "
             f"added {(on - off) * 1000:6.1f} ms = {100 * (on - off) / off:+5.1f} % "
-            f"({(on - off) * 1e6 / spans_per_turn:.0f} us per span)"
+            f"({(on - off) * 1e6 / spans_per_turn:.0f} us per span); "
+            f"spans only (no export) {100 * (only - off) / off:+5.1f} %"
         )
     print(f"  spans in the database: {rows}")
     sys.stdout.flush()

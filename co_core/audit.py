@@ -22,6 +22,7 @@ from co_core import paths
 from co_core.redact import Redactor
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]")
+_encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder, every line
 
 
 def audit_dir() -> Path:
@@ -65,16 +66,15 @@ class AuditLog:
 
     def write(self, event: str, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Append one line; it is in the file (written, unbuffered) when this returns."""
-        entry = {
+        clean = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "session": self.session_id,
             "event": event,
-            **fields,
         }
-        clean = self.redactor.value(entry)
+        # the time, the session id and the event name are Co's own, not content to mask
+        clean.update(self.redactor.value(dict(fields)))
         clean["session"] = self.session_id  # "session" is not a secret, whatever it looks like
-        line = json.dumps(clean, ensure_ascii=False, default=str, sort_keys=False) + "\n"
-        data = line.encode("utf-8")
+        data = (_encode(clean) + "\n").encode("utf-8")
         with self._lock:
             fd = self._open()
             while data:  # O_APPEND: each write lands at the end, whoever else appends

@@ -350,11 +350,24 @@ def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
         for r in loads
     )
     assert startup["end_time"] < decided_start(rows)  # back-dated: loading came first
-    (decided,) = [r for r in rows if r["name"] == "co.policy.decision"]
-    assert decided["attrs"]["co.effect"] == decision.effect == "allow"
-    assert decided["attrs"]["co.permission"] == "shell:exec:git status"
+    (decided,) = [r for r in rows if r["name"] == "co.policy.decision"]  # outside a tool call
+    assert decided["attrs"]["co.policy.effect"] == decision.effect == "allow"
+    assert decided["attrs"]["co.policy.source"] == "user"
+    assert decided["attrs"]["co.tool"] == tool.name and decided["attrs"]["co.plugin"] == "shell"
     (answer,) = [r for r in rows if r["name"] == "co.approval"]
     assert answer["attrs"]["co.approved"] is True and answer["attrs"]["co.scope"] == "session"
+    # the permission key holds the command: content, left out unless opted in
+    assert "git status" not in decided["attributes"] + answer["attributes"]
+
+    telemetry.setup_tracing(app.settings, include_content=True)
+    engine.record_answer(engine.decide(engine.make_call(tool.name, {arg: "git log"})), True)
+    telemetry.flush()
+    rows = spans(traced)
+    (decided,) = [
+        r for r in rows if r["name"] == "co.policy.decision" and "git log" in r["attributes"]
+    ]
+    assert decided["attrs"]["co.policy.permission"] == "shell:exec:git log"
+    assert any(r["attrs"].get("co.permission") == "shell:exec:git log" for r in rows)
 
 
 def test_failing_work_is_marked_failed_without_its_message_unless_content(traced: Path) -> None:
@@ -397,6 +410,27 @@ def test_span_redactor_masks_json_and_text_alike() -> None:
     )
     assert r.value({"token": "abc"}, "co.x") == {"token": "[REDACTED]"}
     assert r.value(12, "gen_ai.usage.input_tokens") == 12
+
+
+def test_a_growing_history_is_masked_as_if_from_scratch() -> None:
+    """Each request's history extends the last one's; the new messages' secrets are masked
+    too, and the result is what masking the whole list afresh gives."""
+    from co_core.redact import Redactor
+    from co_core.telemetry.redacting import SpanRedactor
+
+    def history(n: int) -> str:
+        items = [{"role": "user", "parts": [{"content": f"my key {SECRET_KEY}"}]}]
+        items += [{"role": "tool", "args": {"n": i, "password": f"pw-{i}"}} for i in range(n)]
+        return json.dumps(items, separators=(",", ":"))
+
+    warm = SpanRedactor(Redactor([SETTINGS_SECRET]))
+    for n in (1, 2, 5, 6):
+        masked = warm.value(history(n), "gen_ai.input.messages")
+        assert masked == SpanRedactor(Redactor([SETTINGS_SECRET])).value(history(n), "x")
+        assert SECRET_KEY not in masked and "pw-" not in masked
+        assert [m.get("args", {}).get("n") for m in json.loads(masked)][1:] == list(range(n))
+    other = json.dumps([{"role": "user", "parts": [{"content": "x" * 70}]}])
+    assert json.loads(warm.value(other, "gen_ai.input.messages"))[0]["role"] == "user"
 
 
 def test_collector_down_is_one_warning_and_sqlite_still_written(

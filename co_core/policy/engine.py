@@ -258,13 +258,21 @@ class PolicyEngine:
 
     def decide(self, call: ToolCall, *, call_id: str | None = None) -> Decision:
         """Decide one call, record it in the audit trail, and return the decision."""
-        from co_core.telemetry import span
+        from co_core.telemetry import span, tool_span
 
-        with span("co.policy.decision", tool=call.tool, plugin=call.plugin) as traced:
+        # Inside the tool call's own span (the usual case) the decision is recorded on it;
+        # elsewhere (a re-check after an approval, a direct call) it gets a span of its own.
+        traced = tool_span(call_id) or span("co.policy.decision", tool=call.tool)
+        with traced:
             decision = self._decide(call)
             if self.headless and decision.needs_approval:
                 decision = self._headless(decision)
-            traced.set(permission=decision.key, effect=decision.effect, source=decision.source)
+            traced.set(
+                plugin=call.plugin,
+                **{"co.policy.effect": decision.effect, "co.policy.source": decision.source},
+            )
+            # the key holds the call's arguments (a command, a path): content, kept on opt-in
+            traced.set_content(**{"co.policy.permission": decision.key})
         if self.audit is not None:
             self.audit.write(
                 "decision",
@@ -425,8 +433,8 @@ class PolicyEngine:
         from co_core.telemetry import span
 
         keys = decision.pending or (decision.key,)
-        with span("co.approval", tool=decision.tool, permission=decision.key, scope=scope,
-                  approved=approved):  # fmt: skip
+        with span("co.approval", tool=decision.tool, scope=scope, approved=approved,
+                  content={"permission": decision.key}):  # fmt: skip
             pass
         if approved and (scope == "project" or decision.effect == "ask_once"):
             for key in keys:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core.telemetry.spans import NO_SPAN, include_content, span, tracing
+from co_core.telemetry.spans import NO_SPAN, include_content, span, tool_span, tracing
 
 __all__ = [
     "NO_SPAN",
@@ -21,6 +21,7 @@ __all__ = [
     "setup_tracing",
     "shutdown_tracing",
     "span",
+    "tool_span",
     "tracing",
     "turn",
 ]

@@ -33,6 +33,7 @@ ORDER BY t.start_time DESC
 LIMIT 100
 """
 
+_POLICY = """json_extract(attributes, '$."co.policy.effect"')"""
 _RETRY = """json_extract(attributes, '$."pydantic_ai.tool.retry.cause"')"""
 _EXCEPTION = """(SELECT coalesce(json_extract(e.value, '$.attributes."exception.message"'),
        json_extract(e.value, '$.attributes."exception.type"'))
@@ -42,9 +43,14 @@ TOOL_CALLS = f"""
 SELECT start_time,
   json_extract(attributes, '$."gen_ai.tool.name"') AS tool,
   round(duration_ms, 1) AS duration_ms,
-  CASE WHEN status != 'ERROR' THEN 'ok'
-       WHEN {_RETRY} = 'model_retry' THEN 'retry' ELSE 'error' END AS outcome,
+  CASE WHEN status = 'ERROR' AND {_RETRY} = 'model_retry' THEN 'retry'
+       WHEN status = 'ERROR' THEN 'error'
+       WHEN {_POLICY} = 'deny' THEN 'not run'
+       WHEN {_POLICY} IN ('ask', 'ask_once') THEN 'held for approval'
+       ELSE 'ok' END AS outcome,
   coalesce(status_message, {_EXCEPTION}) AS error,
+  {_POLICY} AS policy,
+  json_extract(attributes, '$."co.policy.source"') AS policy_source,
   trace_id, id AS span_id
 FROM spans
 WHERE json_extract(attributes, '$."gen_ai.operation.name"') = 'execute_tool'
@@ -76,8 +82,10 @@ QUERIES: dict[str, dict[str, str]] = {
     "tool_calls": {
         "title": "Tool calls",
         "description": "The last 500 tool executions: duration, outcome (ok; retry: the tool "
-        "asked the model to call it differently; error) and the error (its text only when "
-        "content is recorded, otherwise its type).",
+        "asked the model to call it differently; error; not run: denied by the policy; held "
+        "for approval: an approved call runs again on a row of its own) and the error (its text only when "
+        "content is recorded, otherwise its type), and the policy's decision on the call "
+        "(allow, deny, ask, ...) with where it came from.",
         "sql": TOOL_CALLS.strip(),
     },
     "usage_by_model_and_day": {

@@ -20,6 +20,7 @@ from co_core.redact import MASK, Redactor, is_secret_key
 
 COST_ATTRIBUTE = "co.cost_usd"
 _JSON_MIN = 64  # shorter JSON text is cheap enough to scan as text
+_WHOLE_MAX_CHARS = 4_000_000  # JSON texts remembered whole (masked once), in characters
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 _secret_key = lru_cache(maxsize=4096)(is_secret_key)
 _decoder = json.JSONDecoder()
@@ -37,19 +38,43 @@ class SpanRedactor:
     A turn's model-request spans each carry the whole conversation so far, so the same
     text comes back again and again: JSON attributes are masked leaf by leaf (secret-named
     keys masked whole, as in the audit trail) and each distinct string is scanned once.
+    A JSON text seen before (the tool definitions on every request) is masked once, and a
+    message list that extends one seen before (the next request's history) is masked from
+    where the earlier one ended, so a turn's masking grows with its length, not its square.
     """
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self.text = lru_cache(maxsize=16384)(redactor.text)
         self._items: dict[str, Any] = {}  # one JSON list item (a message) -> masked
+        self._whole: dict[str, str] = {}  # a whole JSON text -> masked
+        self._whole_chars = 0
+        self._lists: list[tuple[str, str]] = []  # recent lists, newest last: (text, masked) less []
 
     def _json(self, text: str) -> str:
-        """Mask JSON text leaf by leaf; a list's items (messages) are each masked once."""
-        if text[0] != "[":
-            return _encode(self.value(json.loads(text)))
+        done = self._whole.get(text)
+        if done is None:
+            done = (
+                self._json_list(text) if text[0] == "[" else _encode(self.value(json.loads(text)))
+            )
+            if self._whole_chars + len(text) > _WHOLE_MAX_CHARS:
+                self._whole.clear()
+                self._whole_chars = 0
+            self._whole[text] = done
+            self._whole_chars += len(text)
+        return done
+
+    def _json_list(self, text: str) -> str:
+        """Mask a JSON list; its items (messages) are each masked once, see the class."""
         out: list[str] = []
         i = _skip(text, 1)
+        for head, masked in reversed(self._lists):
+            # head is an earlier list without its "]": text continues it with "," and more
+            n = len(head)
+            if len(text) > n and text[n] == "," and text.startswith(head):
+                out.append(masked)
+                i = _skip(text, n + 1)
+                break
         while text[i] != "]":
             item, end = _decoder.raw_decode(text, i)
             raw = text[i:end]
@@ -66,7 +91,10 @@ class SpanRedactor:
                 raise ValueError("not a JSON list")
         if text[i + 1 :].strip():
             raise ValueError("text after the JSON list")
-        return "[" + ",".join(out) + "]"
+        inner = ",".join(out)
+        if out and text[-1] == "]":  # what the continuation check above relies on
+            self._lists = [*self._lists[-7:], (text[:-1], inner)]
+        return "[" + inner + "]"
 
     def value(self, value: Any, key: str | None = None) -> Any:
         if key is not None and _secret_key(key) and value not in (None, "", [], {}):

@@ -141,6 +141,59 @@ class _Span:
         return self._span is not None
 
 
+class _ToolSpan:
+    """The running tool call's span (pydantic-ai's ``execute_tool``), to add Co's attributes to.
+
+    Co's per-call bookkeeping (the policy decision) goes on the span that is already there
+    rather than on a span of its own: one span per tool call instead of two.
+    """
+
+    __slots__ = ("_span",)
+
+    def __init__(self, traced: Any) -> None:
+        self._span = traced
+
+    def __enter__(self) -> _ToolSpan:
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        return False  # an exception is the tool span's to record (pydantic-ai does)
+
+    def set(self, **values: Any) -> None:
+        self._span.set_attributes(attributes(values))
+
+    def set_content(self, **values: Any) -> None:
+        if _state["content"]:
+            self.set(**values)
+
+    def error(self, message: str) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        self._span.set_status(Status(StatusCode.ERROR, message))
+
+    @property
+    def recording(self) -> bool:
+        return True
+
+
+def tool_span(call_id: str | None) -> Any:
+    """The span of tool call ``call_id`` if it is the current span, else None.
+
+    pydantic-ai opens an ``execute_tool`` span around each call (its ``gen_ai.tool.call.id``
+    attribute names the call); work done inside it, like the policy decision, can annotate
+    it with ``tool_span(call_id).set(...)``. None when tracing is off or no such span is open.
+    """
+    if _state["tracer"] is None or not call_id:
+        return None
+    from opentelemetry.trace import get_current_span
+
+    current = get_current_span()
+    attrs = getattr(current, "attributes", None)
+    if attrs is None or not current.is_recording():
+        return None
+    return _ToolSpan(current) if attrs.get("gen_ai.tool.call.id") == call_id else None
+
+
 def span(name: str, *, content: Mapping[str, Any] | None = None, **attrs: Any) -> Any:
     """A context manager tracing one piece of Co's work (no-op when tracing is off)."""
     if _state["tracer"] is None:

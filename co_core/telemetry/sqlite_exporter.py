@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +30,12 @@ def iso(ns: int | None) -> str | None:
     """Nanoseconds since the epoch as ISO 8601 UTC text (sorts and parses in SQLite)."""
     if ns is None:
         return None
-    return datetime.fromtimestamp(ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    seconds, rest = divmod(ns, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{rest // 1000:06d}Z"
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False)
+# one encoder for every row (json.dumps with options builds a new one per call)
+_json = json.JSONEncoder(default=str, ensure_ascii=False).encode
 
 
 def row(span: ReadableSpan) -> tuple[Any, ...]:

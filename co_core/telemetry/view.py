@@ -129,13 +129,24 @@ def label(node: Node, root: bool = False) -> str:
         session = node.attrs.get("co.session_id")
         if session:
             parts.append(f"session {session}")
+    effect = node.attrs.get("co.policy.effect")
     if op == "execute_tool" or node.error:
         if node.error:
             retry = node.attrs.get("pydantic_ai.tool.retry.cause") == "model_retry"
             parts.append(f"{'retry' if retry else 'error'}: {problem(node)}")
+        elif op == "execute_tool" and effect in _NOT_RUN:
+            parts.append(_NOT_RUN[effect])  # the tool did not run under this span
         else:
             parts.append("ok")
+    if effect:  # the policy decision, recorded on the tool call's span (or its own)
+        source = node.attrs.get("co.policy.source")
+        parts.append(f"policy: {effect}" + (f" ({source})" if source else ""))
     return "  ".join(parts)
+
+
+# A call the policy did not allow ends its span without running; an approved call runs
+# again under a span of its own.
+_NOT_RUN = {"deny": "not run", "ask": "held for approval", "ask_once": "held for approval"}
 
 
 def database_missing(path: Path) -> bool:
