@@ -92,10 +92,13 @@ class TurnView:
     live: Any = None
     pending: list[Any] = field(default_factory=list)
     flush_scheduled: bool = False
+    width: int = 0  # the terminal's, read once per start (rich asks the OS on every access)
 
     def start(self) -> None:
         from rich.live import Live
         from rich.spinner import Spinner
+
+        self.width = self.console.width
 
         self.live = Live(
             Spinner("dots", text=" Co is thinking…"),
@@ -140,7 +143,7 @@ class TurnView:
         """
         from rich.text import Text
 
-        self.pending.append(Text(text[: self.console.width], style=style))
+        self.pending.append(Text(text[: self.width or self.console.width], style=style))
         if not self.flush_scheduled:
             self.flush_scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)

@@ -60,22 +60,42 @@ def part_text(part: Any) -> str:
     return _as_text(content)
 
 
+@dataclass
+class _MessageSize:
+    message: Any
+    parts: Any  # the parts list measured (a message given new parts is measured afresh)
+    count: int
+    tokens: int
+    outputs: int  # of which tool outputs
+    trimmed: dict[int, Any] = field(default_factory=dict)  # trim limit -> trimmed message
+
+    def matches(self, message: Any) -> bool:
+        return (
+            self.message is message
+            and self.parts is message.parts
+            and self.count == len(message.parts)
+        )
+
+
 class PartSizes:
-    """Characters of each part's text, remembered while the part is in the history.
+    """Sizes of parts and messages, remembered while they are in the history.
 
     Fitting runs before every request of a turn over a history that only grows, so without
-    this every tool output would be serialised again for each request. Parts are matched
-    by identity (a trimmed or replaced part is a new object and is measured afresh); the
-    entries not seen during one fit are forgotten at the next, so memory stays bounded by
-    the history itself.
+    this every tool output would be serialised again, and every message walked several
+    times, for each request. Entries are matched by identity (a trimmed or replaced part
+    or message is a new object and is measured afresh); the entries not seen during one
+    fit are forgotten at the next, so memory stays bounded by the history itself.
     """
 
     def __init__(self) -> None:
         self._now: dict[int, tuple[Any, int]] = {}
         self._before: dict[int, tuple[Any, int]] = {}
+        self._messages_now: dict[int, _MessageSize] = {}
+        self._messages_before: dict[int, _MessageSize] = {}
 
     def next_round(self) -> None:
         self._before, self._now = self._now, {}
+        self._messages_before, self._messages_now = self._messages_now, {}
 
     def chars(self, part: Any) -> int:
         key = id(part)
@@ -87,6 +107,23 @@ class PartSizes:
             self._now[key] = hit
         return hit[1]
 
+    def message(self, message: Any) -> _MessageSize:
+        key = id(message)
+        hit = self._messages_now.get(key)
+        if hit is None or not hit.matches(message):
+            hit = self._messages_before.get(key)
+            if hit is None or not hit.matches(message):
+                sizes = [(p.part_kind, part_tokens(p, self)) for p in message.parts]
+                tokens = MESSAGE_OVERHEAD + sum(n for _kind, n in sizes)
+                outputs = (
+                    sum(n for kind, n in sizes if kind == "tool-return")
+                    if message.kind == "request"
+                    else 0
+                )
+                hit = _MessageSize(message, message.parts, len(message.parts), tokens, outputs)
+            self._messages_now[key] = hit
+        return hit
+
 
 def _chars(part: Any, sizes: PartSizes | None) -> int:
     return len(part_text(part)) if sizes is None else sizes.chars(part)
@@ -97,7 +134,9 @@ def part_tokens(part: Any, sizes: PartSizes | None = None) -> int:
 
 
 def message_tokens(message: Any, sizes: PartSizes | None = None) -> int:
-    return MESSAGE_OVERHEAD + sum(part_tokens(p, sizes) for p in message.parts)
+    if sizes is not None:
+        return sizes.message(message).tokens
+    return MESSAGE_OVERHEAD + sum(part_tokens(p) for p in message.parts)
 
 
 def history_tokens(messages: Sequence[Any], sizes: PartSizes | None = None) -> int:
@@ -105,8 +144,10 @@ def history_tokens(messages: Sequence[Any], sizes: PartSizes | None = None) -> i
 
 
 def tool_output_tokens(messages: Sequence[Any], sizes: PartSizes | None = None) -> int:
+    if sizes is not None:
+        return sum(sizes.message(m).outputs for m in messages)
     return sum(
-        part_tokens(p, sizes)
+        part_tokens(p)
         for m in messages
         if m.kind == "request"
         for p in m.parts
@@ -158,7 +199,18 @@ def trim_tool_output(part: Any, limit_tokens: int, sizes: PartSizes | None = Non
 
 
 def _trim_message(message: Any, limit_tokens: int, sizes: PartSizes | None = None) -> Any:
-    if message.kind != "request" or not any(p.part_kind == "tool-return" for p in message.parts):
+    if message.kind != "request":
+        return message
+    if sizes is None:
+        return _trimmed(message, limit_tokens, None)
+    known = sizes.message(message).trimmed
+    if limit_tokens not in known:
+        known[limit_tokens] = _trimmed(message, limit_tokens, sizes)
+    return known[limit_tokens]
+
+
+def _trimmed(message: Any, limit_tokens: int, sizes: PartSizes | None) -> Any:
+    if not any(p.part_kind == "tool-return" for p in message.parts):
         return message
     parts = [trim_tool_output(p, limit_tokens, sizes) for p in message.parts]
     if all(a is b for a, b in zip(parts, message.parts, strict=True)):
