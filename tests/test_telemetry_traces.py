@@ -163,6 +163,20 @@ def test_content_setting_opts_in(traced: Path) -> None:
     assert b"co.command" in data  # Co's own content attributes too
 
 
+@pytest.mark.parametrize("content", [False, True])
+def test_history_shape_is_kept_only_with_content(traced: Path, content: bool) -> None:
+    # Without content, a model request's span does not repeat the shape of the whole
+    # history (which grows with the square of a turn's length); the request's own
+    # answer, tokens and cost stay.
+    run_turn(make_app({}).settings, include_content=content)
+    requests = [r for r in spans(traced) if r["name"].startswith("chat ")]
+    assert len(requests) >= 2
+    for row in requests:
+        assert ("gen_ai.input.messages" in row["attrs"]) is content
+        assert "gen_ai.output.messages" in row["attrs"]
+        assert row["attrs"]["gen_ai.usage.input_tokens"] > 0
+
+
 def test_tracing_off_writes_nothing_and_spans_are_no_ops(traced: Path) -> None:
     assert telemetry.setup_tracing(make_app({"telemetry": {"enabled": False}}).settings) is None
     assert telemetry.span("co.policy.decision", key="x") is telemetry.NO_SPAN

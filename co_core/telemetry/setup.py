@@ -101,7 +101,8 @@ def setup_tracing(
     for exporter in exporters:
         provider.add_span_processor(
             BatchSpanProcessor(
-                RedactingExporter(exporter, redactor), schedule_delay_millis=schedule_delay_millis
+                RedactingExporter(exporter, redactor, content=content),
+                schedule_delay_millis=schedule_delay_millis,
             )
         )
     _current["provider"] = provider
