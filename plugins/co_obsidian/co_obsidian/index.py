@@ -28,11 +28,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from co_core.telemetry import span
-from co_obsidian import rgscan
+from co_obsidian import cold, rgscan
 from co_obsidian import text as T
 from co_obsidian.parse import parse_note
 from co_obsidian.progress import BuildProgress
-from co_obsidian.vault import FileStat, VaultError, read_bytes, read_text, stat_note, walk
+from co_obsidian.vault import (
+    FileStat,
+    VaultError,
+    read_bytes,
+    read_text,
+    stat_note,
+    walk,
+    walk_names,
+)
 from co_obsidian.watch import Watcher
 
 SCHEMA = "4"
@@ -46,6 +54,7 @@ RANK_ALL_UP_TO = 2000
 # searches read the notes directly (about as fast as ripgrep) while a background thread
 # builds the index. Smaller vaults are indexed at once (well under a second).
 BACKGROUND_BUILD_BYTES = 20_000_000
+BUILD_DELAY = 0.05  # seconds between answering the first search and starting the build
 
 
 class _BuildLater(Exception):
@@ -220,6 +229,11 @@ class VaultIndex:
 
     def _start_builder(self) -> None:
         def build() -> None:
+            # a moment's head start for the answer just found: formatting it should not
+            # share the interpreter with the build
+            time.sleep(BUILD_DELAY)
+            if self._stopping:
+                return
             self._in_builder = True
             try:
                 self._guarded(lambda conn: None)
@@ -451,27 +465,50 @@ class VaultIndex:
 
     def search(self, query: T.Query, offset: int, limit: int) -> tuple[list[Hit], bool]:
         """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist."""
-        # No index yet: rg (if installed) starts reading the vault now, beside the walk
         rg = rgscan.executable()
-        pending = None
         if rg is not None and (self.building() or not self.db_path.exists()):
-            pending = rgscan.start(rg, str(self.root), list(query.terms))
-        try:
-            if self.building():
-                links: list[str] = []
-                files = list(walk(self.root, links=links))
-                return self._scan_search(files, query, offset, limit, links, pending)
-            try:
-                return self._guarded(self._search, query, offset, limit, later=True)
-            except _BuildLater as build_later:
-                found = self._scan_search(
-                    build_later.files, query, offset, limit, build_later.links, pending
-                )
-                self._start_builder()  # after the scan: they would fight over one interpreter
+            found = self._unindexed_search(rg, query, offset, limit)
+            if found is not None:
                 return found
+        if self.building():  # and rg is missing or failed
+            links: list[str] = []
+            files = list(walk(self.root, links=links))
+            return self._scan_search(files, query, offset, limit, links)
+        try:
+            return self._guarded(self._search, query, offset, limit, later=True)
+        except _BuildLater as build_later:
+            found = self._scan_search(build_later.files, query, offset, limit, build_later.links)
+            self._start_builder()
+            return found
+
+    def _unindexed_search(
+        self, rg: str, query: T.Query, offset: int, limit: int
+    ) -> tuple[list[Hit], bool] | None:
+        """No index yet, or it is being built: answer with rg reading the notes (only
+        their names are listed, nothing is stat-ed or parsed), then build the index in
+        the background. None when the vault is small enough to index at once, or rg
+        failed: the caller takes the usual way."""
+        first = None
+        if len(query.terms) == 1:  # nothing to choose: rg starts reading beside the walk
+            first = rgscan.start(rg, str(self.root), query.terms[0])
+        try:
+            links: list[str] = []
+            names = walk_names(self.root, links)
+            sampled = cold.sizes(self.root, cold.sample(names, links))
+            average = sum(sampled.values()) / len(sampled) if sampled else 0.0
+            if not self.building() and average * len(names) <= BACKGROUND_BUILD_BYTES:
+                return None  # small: the caller indexes it now
+            ranked = cold.rank(
+                rg, self.root, names, links, query, sampled, max(1.0, average), first
+            )
         finally:
-            if pending is not None:
-                pending.cancel()
+            if first is not None:
+                first.cancel()
+        if ranked is None:
+            return None
+        found = self._verified_page(ranked, query.patterns, offset, limit)
+        self._start_builder()
+        return found
 
     def _scan_search(
         self,
@@ -480,60 +517,28 @@ class VaultIndex:
         offset: int,
         limit: int,
         links: list[str] | None = None,
-        pending: rgscan.Pending | None = None,
     ) -> tuple[list[Hit], bool]:
-        """Search without the index: with ``rg`` as prefilter when it is installed, else by
-        reading every note. Ranked like the index: title, then headings, then how often
-        the terms occur for the note's length."""
+        """Search the listed notes without the index: with ``rg`` as prefilter when it is
+        installed (see :mod:`co_obsidian.cold`), else by reading every note."""
         rg = rgscan.executable()
         if rg is not None:
             if links is None:
                 links = [f.rel for f in files if os.path.islink(os.path.join(self.root, f.rel))]
-            if pending is None:
-                pending = rgscan.start(rg, str(self.root), list(query.terms))
-            found = self._rg_search(pending, files, links, query, offset, limit)
-            if found is not None:
-                return found
+            known = {f.rel: f.size for f in files}
+            average = max(1.0, sum(known.values()) / max(1, len(known)))
+            ranked = cold.rank(
+                rg,
+                self.root,
+                list(known),
+                links,
+                query,
+                cold.sizes(self.root, cold.sample(list(known), links)),
+                average,
+                known_sizes=known,
+            )
+            if ranked is not None:
+                return self._verified_page(ranked, query.patterns, offset, limit)
         return self._read_search(files, query, offset, limit)
-
-    def _rg_search(
-        self,
-        pending: rgscan.Pending,
-        files: list[FileStat],
-        links: list[str],
-        query: T.Query,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[Hit], bool] | None:
-        """rg finds the notes that may hold each term and on how many lines; they are
-        ranked on that (title matches first, then term lines for the note's length; no
-        heading bonus, which would mean reading every note), then read and verified best
-        first until the page is full. None if rg failed."""
-        terms = list(query.terms)
-        found = pending.result()
-        if found is None:
-            return None
-        patterns = query.patterns
-        for rel in links:  # rg does not follow symlinks: count these here
-            text = read_text(self.root / rel, MAX_INDEX_CHARS * 4)
-            if text is not None:
-                text = text[:MAX_INDEX_CHARS]
-                found[rel] = [min(20, len(p.findall(text))) for p in patterns]
-        average = max(1.0, sum(f.size for f in files) / max(1, len(files)))
-        scored: list[tuple[float, str]] = []
-        none = [0] * len(terms)
-        for f in files:
-            key = f.rel[:-3]
-            counts = found.get(f.rel, none)
-            if not all(c or p.search(key) for c, p in zip(counts, patterns, strict=True)):
-                continue  # a term in neither the text nor the path
-            stem = key.rpartition("/")[2]
-            score = 10.0 * sum(1 for p in patterns if p.search(stem))
-            length = 0.5 + 0.5 * f.size / average
-            score += sum(math.log1p(min(c, 20)) for c in counts) / length
-            scored.append((-score, f.rel))
-        scored.sort()
-        return self._verified_page((rel for _score, rel in scored), patterns, offset, limit)
 
     def _read_search(
         self, files: list[FileStat], query: T.Query, offset: int, limit: int

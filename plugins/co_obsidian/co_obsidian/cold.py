@@ -1,0 +1,168 @@
+"""Search without the index: how the first searches of a vault are answered while the
+index is built in the background.
+
+``rg`` reads the notes (several times faster than Python), one run per query term; the
+term that looks rarest in a small sample of notes is counted in the whole vault first,
+and the others only in the notes that hold it, so a query with one rare word costs about
+one ``rg`` scan however many words it has. A term may also match a note's path instead
+of its text. The notes holding every term are ranked like the index ranks them,
+approximately: title matches first, then matching lines for the note's length (no
+heading bonus: that would mean reading every candidate). rg only preselects: the caller
+reads the candidates best first and keeps those whose real text matches.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from co_obsidian import rgscan
+from co_obsidian import text as T
+from co_obsidian.vault import read_bytes, read_text
+
+SAMPLE = 200  # notes read to guess which term is rarest
+SAMPLE_BYTES = 65536  # of each sampled note
+MAX_CHARS = 5_000_000  # as much of a note as the index holds
+
+
+def sample(names: list[str], links: list[str]) -> list[str]:
+    """Up to SAMPLE notes spread over the vault (not symlinks: rg skips those too)."""
+    skip = set(links)
+    step = max(1, len(names) // SAMPLE)
+    return [n for n in names[::step] if n not in skip][:SAMPLE]
+
+
+def sizes(root: Path, rels: list[str]) -> dict[str, int]:
+    """Sizes of these notes (a note gone since it was listed is left out)."""
+    found = {}
+    base = f"{root}{os.sep}"
+    for rel in rels:
+        try:
+            found[rel] = os.stat(base + rel).st_size
+        except OSError:
+            pass
+    return found
+
+
+def rarity_order(root: Path, sampled: Mapping[str, int], query: T.Query) -> list[int]:
+    """Term indexes, the term in the fewest sampled notes (text or path) first; ties go
+    to the longer term."""
+    terms = query.terms
+    if len(terms) == 1:
+        return [0]
+    filters = [T.Prefilter(T.Query(t, (t,))) for t in terms]
+    seen = [0] * len(terms)
+    base = f"{root}{os.sep}"
+    for rel, size in sampled.items():
+        data = read_bytes(base + rel, min(size, SAMPLE_BYTES), SAMPLE_BYTES)
+        if data is None:
+            continue
+        data = rel[:-3].encode("utf-8", "surrogateescape") + b"\n" + data
+        for index, prefilter in enumerate(filters):
+            seen[index] += prefilter.may_match(data)
+    return sorted(range(len(terms)), key=lambda i: (seen[i], -len(terms[i]), i))
+
+
+def path_hits(keys: list[str], pattern: re.Pattern[str]) -> set[int]:
+    """Indexes of the keys (note paths without .md) that ``pattern`` matches: one regex
+    pass over all keys joined by newlines, each hit confirmed on its own key (a match
+    may run across a newline; the keys it touches are checked one by one)."""
+    joined = "\n".join(keys)
+    starts = []
+    pos = 0
+    for key in keys:
+        starts.append(pos)
+        pos += len(key) + 1
+    found: set[int] = set()
+    for match in pattern.finditer(joined):
+        first = bisect.bisect_right(starts, match.start()) - 1
+        last = bisect.bisect_right(starts, max(match.start(), match.end() - 1)) - 1
+        for index in range(first, last + 1):
+            if index not in found and pattern.search(keys[index]):
+                found.add(index)
+    return found
+
+
+def _link_counts(root: Path, links: list[str], patterns: list[re.Pattern[str]]) -> dict:  # type: ignore[type-arg]
+    """Matching lines of each term in the symlinked notes (rg does not follow links)."""
+    counts = {}
+    for rel in links:
+        text = read_text(root / rel, MAX_CHARS * 4)
+        text = "" if text is None else text[:MAX_CHARS]
+        counts[rel] = [min(20, len(p.findall(text))) for p in patterns]
+    return counts
+
+
+def rank(
+    rg: str,
+    root: Path,
+    names: list[str],
+    links: list[str],
+    query: T.Query,
+    sampled: Mapping[str, int],
+    average: float,
+    first: rgscan.Pending | None = None,
+    known_sizes: Mapping[str, int] | None = None,
+) -> list[str] | None:
+    """The notes that may hold every term, best first; None if rg failed. ``first`` is
+    an rg run for the query's only term, already started; ``sampled`` the sizes of a
+    sample of notes; ``average`` the mean note size."""
+    terms, patterns = query.terms, query.patterns
+    order = rarity_order(root, sampled, query)
+    linked = _link_counts(root, links, patterns)
+    stage = first or rgscan.start(rg, str(root), terms[order[0]])
+    got = stage.result()
+    if got is None:
+        return None
+    keys = [name[:-3] for name in names]
+    on_path: dict[int, set[str]] = {}
+    hits = path_hits(keys, patterns[order[0]])
+    on_path[order[0]] = {names[i] for i in hits}
+    found: dict[str, list[int]] = {}
+    for index, rel in enumerate(names):
+        row = linked.get(rel)
+        count = row[order[0]] if row is not None else got.get(rel, 0)
+        if count or index in hits:
+            found[rel] = [0] * len(terms)
+            found[rel][order[0]] = count
+    if order[1:] and found:
+        candidates = sorted(found)
+        plain = [rel for rel in candidates if rel not in linked]
+        runs = [(t, rgscan.start(rg, str(root), terms[t], plain)) for t in order[1:]]
+        try:
+            for term, run in runs:
+                got = run.result()
+                if got is None:
+                    return None
+                hits = path_hits([rel[:-3] for rel in candidates], patterns[term])
+                on_path[term] = {candidates[i] for i in hits}
+                for index, rel in enumerate(candidates):
+                    counts = found.get(rel)
+                    if counts is None:
+                        continue
+                    row = linked.get(rel)
+                    count = row[term] if row is not None else got.get(rel, 0)
+                    if count or index in hits:
+                        counts[term] = count
+                    else:
+                        del found[rel]
+        finally:
+            for _term, run in runs:
+                run.cancel()
+    note_sizes = known_sizes if known_sizes is not None else sizes(root, list(found))
+    scored: list[tuple[float, str]] = []
+    for rel, counts in found.items():
+        stem = rel[:-3].rpartition("/")[2]
+        # a title match is a path match (the file name ends the path)
+        score = 10.0 * sum(
+            1 for t, p in enumerate(patterns) if rel in on_path[t] and p.search(stem)
+        )
+        length = 0.5 + 0.5 * note_sizes.get(rel, average) / average
+        score += sum(math.log1p(min(c, 20)) for c in counts) / length
+        scored.append((-score, rel))
+    scored.sort()
+    return [rel for _score, rel in scored]
