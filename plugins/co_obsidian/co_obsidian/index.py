@@ -50,6 +50,7 @@ RANK = "bm25(fts, 10.0, 5.0, 4.0, 1.0)"  # title, headings, tags, body
 # bm25 cannot tell notes apart anyway) title/heading/tag matches come first, then the rest
 # by path. Keeps a search for "the" as fast as one for a rare word.
 RANK_ALL_UP_TO = 2000
+_PHRASE = re.compile(r'"[^"]* ')  # a quoted FTS5 phrase of several tokens
 # A vault with more note text than this is not indexed while the user waits: the first
 # searches read the notes directly (about as fast as ripgrep) while a background thread
 # builds the index. Smaller vaults are indexed at once (well under a second).
@@ -626,14 +627,29 @@ class VaultIndex:
 
     @staticmethod
     def _ranked(conn: sqlite3.Connection, match: str) -> Iterator[tuple[int, str]]:
-        many = conn.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
-            (match, RANK_ALL_UP_TO + 1),
-        ).fetchone()[0]
         join = "SELECT n.id, n.path FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ?"
-        if many <= RANK_ALL_UP_TO:
-            yield from conn.execute(f"{join} ORDER BY {RANK}", (match,))
-            return
+        if _PHRASE.search(match):
+            # checking a phrase's word positions is most of its cost: one pass scores the
+            # matches and finds out whether there are too many to rank
+            cursor = conn.execute(
+                f"SELECT n.id, n.path, {RANK} FROM fts JOIN notes n ON n.id = fts.rowid"
+                " WHERE fts MATCH ?",
+                (match,),
+            )
+            rows = cursor.fetchmany(RANK_ALL_UP_TO + 1)
+            cursor.close()
+            if len(rows) <= RANK_ALL_UP_TO:
+                rows.sort(key=lambda row: (row[2], row[0]))
+                yield from ((note_id, path) for note_id, path, _score in rows)
+                return
+        else:  # counting a word's notes is cheap, scoring each is not
+            many = conn.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
+                (match, RANK_ALL_UP_TO + 1),
+            ).fetchone()[0]
+            if many <= RANK_ALL_UP_TO:
+                yield from conn.execute(f"{join} ORDER BY {RANK}", (match,))
+                return
         seen = set()
         for note_id, path in conn.execute(
             f"{join} ORDER BY {RANK}", (f"{{title headings tags}} : ({match})",)
