@@ -24,8 +24,8 @@ from co_obsidian import rgscan
 from co_obsidian import text as T
 from co_obsidian.vault import read_bytes, read_text
 
-SAMPLE = 200  # notes read to guess which term is rarest
-SAMPLE_BYTES = 65536  # of each sampled note
+SAMPLE = 100  # notes read to guess which term is rarest
+SAMPLE_BYTES = 16384  # of each sampled note
 MAX_CHARS = 5_000_000  # as much of a note as the index holds
 
 
@@ -154,15 +154,16 @@ def rank(
             for _term, run in runs:
                 run.cancel()
     note_sizes = known_sizes if known_sizes is not None else sizes(root, list(found))
+    titles = dict.fromkeys(found, 0.0)
+    for term, rels in on_path.items():  # a title match is a path match (the name ends it)
+        for rel in rels:
+            if rel in titles and patterns[term].search(rel[:-3].rpartition("/")[2]):
+                titles[rel] += 10.0
+    log = [math.log1p(c) for c in range(21)]
     scored: list[tuple[float, str]] = []
     for rel, counts in found.items():
-        stem = rel[:-3].rpartition("/")[2]
-        # a title match is a path match (the file name ends the path)
-        score = 10.0 * sum(
-            1 for t, p in enumerate(patterns) if rel in on_path[t] and p.search(stem)
-        )
         length = 0.5 + 0.5 * note_sizes.get(rel, average) / average
-        score += sum(math.log1p(min(c, 20)) for c in counts) / length
+        score = titles[rel] + sum(log[min(c, 20)] for c in counts) / length
         scored.append((-score, rel))
     scored.sort()
     return [rel for _score, rel in scored]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import unicodedata
 
 from co_obsidian import text as T
@@ -116,9 +117,13 @@ class Pending:
         proc = self.proc
         if proc is None:
             return counts
+        # one blocking read (communicate() with a timeout wakes up for every chunk rg
+        # writes); a timer stops an rg that hangs
+        timer = threading.Timer(TIMEOUT, proc.kill)
+        timer.start()
         try:
-            out, _ = proc.communicate(timeout=TIMEOUT)
-            if proc.returncode not in (0, 1):  # 2: an error (unreadable file, ...)
+            out = proc.stdout.read() if proc.stdout is not None else b""
+            if proc.wait() not in (0, 1):  # 2: an error (unreadable file, ...); -9: killed
                 return None
             # one decode for the whole output: a per-line fsdecode costs more than rg's scan
             for line in out.decode("utf-8", "surrogateescape").split("\n"):
@@ -128,6 +133,7 @@ class Pending:
         except (OSError, ValueError, subprocess.SubprocessError):
             return None
         finally:
+            timer.cancel()
             self.cancel()
         return counts
 
