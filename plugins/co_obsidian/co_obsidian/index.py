@@ -50,7 +50,7 @@ RANK = "bm25(fts, 10.0, 5.0, 4.0, 1.0)"  # title, headings, tags, body
 # bm25 cannot tell notes apart anyway) title/heading/tag matches come first, then the rest
 # by path. Keeps a search for "the" as fast as one for a rare word.
 RANK_ALL_UP_TO = 2000
-_PHRASE = re.compile(r'"[^"]* ')  # a quoted FTS5 phrase of several tokens
+_QUOTED = re.compile(r'"([^"]*)"')  # the quoted parts of a MATCH (tokens hold no quotes)
 # A vault with more note text than this is not indexed while the user waits: the first
 # searches read the notes directly (about as fast as ripgrep) while a background thread
 # builds the index. Smaller vaults are indexed at once (well under a second).
@@ -628,7 +628,7 @@ class VaultIndex:
     @staticmethod
     def _ranked(conn: sqlite3.Connection, match: str) -> Iterator[tuple[int, str]]:
         join = "SELECT n.id, n.path FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ?"
-        if _PHRASE.search(match):
+        if any(" " in part for part in _QUOTED.findall(match)):  # a phrase of several words
             # checking a phrase's word positions is most of its cost: one pass scores the
             # matches and finds out whether there are too many to rank
             cursor = conn.execute(

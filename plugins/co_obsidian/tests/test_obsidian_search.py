@@ -204,6 +204,25 @@ def test_very_common_words_still_rank_titles_first_and_miss_nothing(
     assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
 
 
+@pytest.mark.parametrize("many", [False, True])
+def test_phrases_rank_titles_first_however_many_notes_match(
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch, many: bool
+) -> None:
+    from co_obsidian import index
+
+    if many:  # as if the phrase were in 2,000+ notes: titles first, then the rest by path
+        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+    for i in range(5):
+        write(vault, f"b{i}.md", f"some garden tips {i}, and garden and tips apart")
+    write(vault, "other.md", "tips for the garden")  # both words, not the phrase
+    write(vault, "z/Garden tips.md", "short")
+    found = paths(search_notes(ctx, '"garden tips"', limit=50))
+    assert found[0] == "z/Garden tips.md"
+    assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
+    found = paths(search_notes(ctx, '"garden tips" short', limit=50))
+    assert found == ["z/Garden tips.md"]
+
+
 def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
     vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
