@@ -105,16 +105,19 @@ def rank(
     query: T.Query,
     sampled: Mapping[str, int],
     average: float,
-    first: rgscan.Pending | None = None,
+    first: tuple[list[int], rgscan.Pending] | None = None,
     known_sizes: Mapping[str, int] | None = None,
 ) -> list[str] | None:
-    """The notes that may hold every term, best first; None if rg failed. ``first`` is
-    an rg run for the query's only term, already started; ``sampled`` the sizes of a
-    sample of notes; ``average`` the mean note size."""
+    """The notes that may hold every term, best first; None if rg failed. ``sampled``:
+    the sizes of a sample of notes; ``average``: the mean note size; ``first``: the
+    order of the terms and the rg run for the first one, already started."""
     terms, patterns = query.terms, query.patterns
-    order = rarity_order(root, sampled, query)
+    if first is None:
+        order = rarity_order(root, sampled, query)
+        stage = rgscan.start(rg, str(root), terms[order[0]])
+    else:
+        order, stage = first
     linked = _link_counts(root, links, patterns)
-    stage = first or rgscan.start(rg, str(root), terms[order[0]])
     got = stage.result()
     if got is None:
         return None

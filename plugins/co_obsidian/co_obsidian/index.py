@@ -489,9 +489,13 @@ class VaultIndex:
         their names are listed, nothing is stat-ed or parsed), then build the index in
         the background. None when the vault is small enough to index at once, or rg
         failed: the caller takes the usual way."""
-        first = None
-        if len(query.terms) == 1:  # nothing to choose: rg starts reading beside the walk
-            first = rgscan.start(rg, str(self.root), query.terms[0])
+        # rg starts on the rarest-looking term (judged by the first notes found), then
+        # reads the vault while Python lists it
+        order = [0]
+        if len(query.terms) > 1:
+            peek = walk_names(self.root, limit=cold.SAMPLE)
+            order = cold.rarity_order(self.root, cold.sizes(self.root, peek), query)
+        first = rgscan.start(rg, str(self.root), query.terms[order[0]])
         try:
             links: list[str] = []
             names = walk_names(self.root, links)
@@ -500,11 +504,10 @@ class VaultIndex:
             if not self.building() and average * len(names) <= BACKGROUND_BUILD_BYTES:
                 return None  # small: the caller indexes it now
             ranked = cold.rank(
-                rg, self.root, names, links, query, sampled, max(1.0, average), first
+                rg, self.root, names, links, query, sampled, max(1.0, average), (order, first)
             )
         finally:
-            if first is not None:
-                first.cancel()
+            first.cancel()
         if ranked is None:
             return None
         found = self._verified_page(ranked, query.patterns, offset, limit)

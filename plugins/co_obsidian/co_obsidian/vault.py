@@ -95,15 +95,15 @@ def walk(
                 yield FileStat(rel, st.st_mtime_ns, st.st_size)
 
 
-def walk_names(root: Path, links: list[str] | None = None) -> list[str]:
+def walk_names(root: Path, links: list[str] | None = None, limit: int | None = None) -> list[str]:
     """The notes :func:`walk` lists, by name only: a search without the index lets rg read
     the files, and a stat per note is most of a walk's cost. Same rules: hidden names
     skipped, ``.md`` only, symlinks only to existing files inside the vault (``links``
-    receives those)."""
+    receives those). With ``limit``, the first notes found (about that many)."""
     names: list[str] = []
     stack = [(str(root), "")]
     inside = str(root) + os.sep
-    while stack:
+    while stack and (limit is None or len(names) < limit):
         path, rel_dir = stack.pop()
         try:
             entries = os.scandir(path)
