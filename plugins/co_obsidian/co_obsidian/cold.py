@@ -14,6 +14,7 @@ reads the candidates best first and keeps those whose real text matches.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import os
 import re
@@ -27,6 +28,9 @@ from co_obsidian.vault import read_bytes, read_text
 SAMPLE = 100  # notes read to guess which term is rarest
 SAMPLE_BYTES = 16384  # of each sampled note
 MAX_CHARS = 5_000_000  # as much of a note as the index holds
+# After the first term, notes holding it up to this many bytes in all are read here
+# rather than by another rg run (starting rg costs more than reading a few hundred KB)
+PYTHON_STAGE_BYTES = 1_000_000
 
 
 def sample(names: list[str], links: list[str]) -> list[str]:
@@ -67,11 +71,13 @@ def rarity_order(root: Path, sampled: Mapping[str, int], query: T.Query) -> list
     return sorted(range(len(terms)), key=lambda i: (seen[i], -len(terms[i]), i))
 
 
-def path_hits(keys: list[str], pattern: re.Pattern[str]) -> set[int]:
-    """Indexes of the keys (note paths without .md) that ``pattern`` matches: one regex
-    pass over all keys joined by newlines, each hit confirmed on its own key (a match
+def path_hits(keys: list[str], term: str, pattern: re.Pattern[str]) -> set[int]:
+    """Indexes of the keys (note paths without .md) where ``term`` (``pattern``) matches:
+    a byte prefilter, then one regex pass over all keys joined by newlines, each hit confirmed on its own key (a match
     may run across a newline; the keys it touches are checked one by one)."""
     joined = "\n".join(keys)
+    if not T.Prefilter(T.Query("", (term,))).may_match(joined.encode("utf-8", "surrogateescape")):
+        return set()  # the usual case, at C speed
     starts = []
     pos = 0
     for key in keys:
@@ -95,6 +101,77 @@ def _link_counts(root: Path, links: list[str], patterns: list[re.Pattern[str]]) 
         text = "" if text is None else text[:MAX_CHARS]
         counts[rel] = [min(20, len(p.findall(text))) for p in patterns]
     return counts
+
+
+def _count_in_python(
+    root: Path,
+    candidates: list[str],
+    terms: list[int],
+    patterns: list[re.Pattern[str]],
+    found: dict[str, list[int]],
+    on_path: dict[int, set[str]],
+) -> None:
+    """The other terms, counted by reading the few notes that hold the first one (cheaper
+    than starting rg); notes missing a term are dropped from ``found``."""
+    for term in terms:
+        on_path[term] = set()
+    for rel in candidates:
+        text = read_text(root / rel, MAX_CHARS * 4)
+        key = rel[:-3]
+        if text is None:
+            del found[rel]
+            continue
+        text = text[:MAX_CHARS]
+        counts = found[rel]
+        for term in terms:
+            pattern = patterns[term]
+            count = sum(1 for _ in itertools.islice(pattern.finditer(text), 20))
+            if pattern.search(key):
+                on_path[term].add(rel)
+            elif not count and not pattern.search(f"{key}\n{text}"):  # (a phrase over both)
+                del found[rel]
+                break
+            counts[term] = count
+
+
+def _count_with_rg(
+    rg: str,
+    root: Path,
+    candidates: list[str],
+    terms: list[int],
+    query: T.Query,
+    patterns: list[re.Pattern[str]],
+    linked: dict,  # type: ignore[type-arg]
+    found: dict[str, list[int]],
+    on_path: dict[int, set[str]],
+) -> bool:
+    """The other terms, counted by rg in the notes that hold the first one (one run per
+    term, side by side); notes missing a term are dropped from ``found``. False if rg
+    failed."""
+    plain = [rel for rel in candidates if rel not in linked]
+    runs = [(t, rgscan.start(rg, str(root), query.terms[t], plain)) for t in terms]
+    keys = [rel[:-3] for rel in candidates]
+    try:
+        for term, run in runs:
+            got = run.result()
+            if got is None:
+                return False
+            hits = path_hits(keys, query.terms[term], patterns[term])
+            on_path[term] = {candidates[i] for i in hits}
+            for index, rel in enumerate(candidates):
+                counts = found.get(rel)
+                if counts is None:
+                    continue
+                row = linked.get(rel)
+                count = row[term] if row is not None else got.get(rel, 0)
+                if count or index in hits:
+                    counts[term] = count
+                else:
+                    del found[rel]
+    finally:
+        for _term, run in runs:
+            run.cancel()
+    return True
 
 
 def rank(
@@ -123,7 +200,7 @@ def rank(
         return None
     keys = [name[:-3] for name in names]
     on_path: dict[int, set[str]] = {}
-    hits = path_hits(keys, patterns[order[0]])
+    hits = path_hits(keys, terms[order[0]], patterns[order[0]])
     on_path[order[0]] = {names[i] for i in hits}
     found: dict[str, list[int]] = {}
     for index, rel in enumerate(names):
@@ -132,31 +209,18 @@ def rank(
         if count or index in hits:
             found[rel] = [0] * len(terms)
             found[rel][order[0]] = count
+    note_sizes = known_sizes
     if order[1:] and found:
         candidates = sorted(found)
-        plain = [rel for rel in candidates if rel not in linked]
-        runs = [(t, rgscan.start(rg, str(root), terms[t], plain)) for t in order[1:]]
-        try:
-            for term, run in runs:
-                got = run.result()
-                if got is None:
-                    return None
-                hits = path_hits([rel[:-3] for rel in candidates], patterns[term])
-                on_path[term] = {candidates[i] for i in hits}
-                for index, rel in enumerate(candidates):
-                    counts = found.get(rel)
-                    if counts is None:
-                        continue
-                    row = linked.get(rel)
-                    count = row[term] if row is not None else got.get(rel, 0)
-                    if count or index in hits:
-                        counts[term] = count
-                    else:
-                        del found[rel]
-        finally:
-            for _term, run in runs:
-                run.cancel()
-    note_sizes = known_sizes if known_sizes is not None else sizes(root, list(found))
+        note_sizes = known_sizes if known_sizes is not None else sizes(root, candidates)
+        if sum(note_sizes.get(rel, 0) for rel in candidates) <= PYTHON_STAGE_BYTES:
+            _count_in_python(root, candidates, order[1:], patterns, found, on_path)
+        elif not _count_with_rg(
+            rg, root, candidates, order[1:], query, patterns, linked, found, on_path
+        ):
+            return None
+    if note_sizes is None:
+        note_sizes = sizes(root, list(found))
     titles = dict.fromkeys(found, 0.0)
     for term, rels in on_path.items():  # a title match is a path match (the name ends it)
         for rel in rels:

@@ -493,7 +493,7 @@ class VaultIndex:
         # reads the vault while Python lists it
         order = [0]
         if len(query.terms) > 1:
-            peek = walk_names(self.root, limit=cold.SAMPLE)
+            peek = cold.sample(walk_names(self.root, limit=cold.SAMPLE), [])
             order = cold.rarity_order(self.root, cold.sizes(self.root, peek), query)
         first = rgscan.start(rg, str(self.root), query.terms[order[0]])
         try:
