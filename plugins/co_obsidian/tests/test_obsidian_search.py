@@ -431,3 +431,28 @@ def list_tags_count(ctx, tag: str) -> int:
     from co_obsidian.tools import list_notes
 
     return list_notes(ctx, tag=tag).count or 0
+
+
+def test_first_searches_list_the_same_notes_as_the_index(vault: Path, tmp_path: Path) -> None:
+    # the search before the index exists lists names only (no stat per note); it must
+    # see exactly the notes the index sees: hidden folders, attachments, symlinks
+    from co_obsidian.vault import walk, walk_names
+
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret", encoding="utf-8")
+    write(vault, "a.md", "x")
+    write(vault, "deep/er/b.md", "x")
+    write(vault, ".obsidian/c.md", "x")
+    write(vault, "d/.hidden.md", "x")
+    write(vault, "pic.png", "x")
+    write(vault, "notes.md/e.md", "a folder named like a note")
+    (vault / "in.md").symlink_to(vault / "a.md")
+    (vault / "out.md").symlink_to(outside)
+    (vault / "gone.md").symlink_to(vault / "missing.md")
+    (vault / "folder link.md").symlink_to(vault / "deep")
+    (vault / "loop").symlink_to(vault)
+    links: list[str] = []
+    names = walk_names(vault, links)
+    assert sorted(names) == sorted(f.rel for f in walk(vault))
+    assert sorted(names) == ["a.md", "deep/er/b.md", "in.md", "notes.md/e.md"]
+    assert links == ["in.md"]
