@@ -245,6 +245,20 @@ def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
     for page in range(1, 8):
         everything |= set(paths(search_notes(ctx, "heron", limit=5, page=page)))
     assert len(everything) == 31 and "other.md" not in everything
+    # pages answered without the index (as while it builds) hold the same notes
+    from co_obsidian import rgscan
+    from co_obsidian.text import parse_query
+
+    rg = rgscan.executable()
+    if rg is not None:
+        cold, more, offset = [], True, 0
+        while more:
+            found = vault_index._unindexed_search(rg, parse_query("heron"), offset, 5)
+            assert found is not None
+            hits, more = found
+            cold += [h.path for h in hits]
+            offset += 5
+        assert len(cold) == 31 and set(cold) == everything and cold[0] == "Heron.md"
 
 
 def test_text_edited_in_place_is_never_shown_stale(vault: Path, ctx) -> None:
