@@ -4,8 +4,8 @@ index is built in the background.
 ``rg`` reads the notes (several times faster than Python), one run per query term; the
 term that looks rarest in a small sample of notes is counted in the whole vault first,
 and the others only in the notes that hold it, so a query with one rare word costs about
-one ``rg`` scan however many words it has. A term may also match a note's path instead
-of its text. The notes holding every term are ranked like the index ranks them,
+one ``rg`` scan however many words it has. A term may also match a note's file name
+instead of its text (as in the index: folder names do not count). The notes holding every term are ranked like the index ranks them,
 approximately: title matches first, then matching lines for the note's length (no
 heading bonus: that would mean reading every candidate). rg only preselects: the caller
 reads the candidates best first and keeps those whose real text matches.
@@ -53,8 +53,8 @@ def sizes(root: Path, rels: list[str]) -> dict[str, int]:
 
 
 def rarity_order(root: Path, sampled: Mapping[str, int], query: T.Query) -> list[int]:
-    """Term indexes, the term in the fewest sampled notes (text or path) first; ties go
-    to the longer term."""
+    """Term indexes, the term in the fewest sampled notes (text or file name) first; ties
+    go to the longer term."""
     terms = query.terms
     if len(terms) == 1:
         return [0]
@@ -65,36 +65,42 @@ def rarity_order(root: Path, sampled: Mapping[str, int], query: T.Query) -> list
         data = read_bytes(base + rel, min(size, SAMPLE_BYTES), SAMPLE_BYTES)
         if data is None:
             continue
-        data = rel[:-3].encode("utf-8", "surrogateescape") + b"\n" + data
+        data = _stem(rel).encode("utf-8", "surrogateescape") + b"\n" + data
         for index, prefilter in enumerate(filters):
             seen[index] += prefilter.may_match(data)
     return sorted(range(len(terms)), key=lambda i: (seen[i], -len(terms[i]), i))
 
 
-def path_hits(keys: list[str], term: str, pattern: re.Pattern[str]) -> set[int]:
-    """Indexes of the keys (note paths without .md) where ``term`` (``pattern``) matches:
-    a byte prefilter, then one regex pass over all keys joined by newlines, each hit confirmed on its own key (a match
-    may run across a newline; the keys it touches are checked one by one)."""
-    joined = "\n".join(keys)
+def _stem(rel: str) -> str:
+    """A note's file name without .md: the part of its path that a search matches."""
+    return rel[:-3].rpartition("/")[2]
+
+
+def name_hits(names: list[str], term: str, pattern: re.Pattern[str]) -> set[int]:
+    """Indexes of the file names (without .md) where ``term`` (``pattern``) matches: a
+    byte prefilter, then one regex pass over all names joined by newlines, each hit
+    confirmed on its own name (a match may run across a newline; the names it touches
+    are checked one by one)."""
+    joined = "\n".join(names)
     if not T.Prefilter(T.Query("", (term,))).may_match(joined.encode("utf-8", "surrogateescape")):
         return set()  # the usual case, at C speed
     starts = []
     pos = 0
-    for key in keys:
+    for name in names:
         starts.append(pos)
-        pos += len(key) + 1
+        pos += len(name) + 1
     found: set[int] = set()
     for match in pattern.finditer(joined):
         first = bisect.bisect_right(starts, match.start()) - 1
         last = bisect.bisect_right(starts, max(match.start(), match.end() - 1)) - 1
         for index in range(first, last + 1):
-            if index not in found and pattern.search(keys[index]):
+            if index not in found and pattern.search(names[index]):
                 found.add(index)
     return found
 
 
 def _link_counts(root: Path, links: list[str], patterns: list[re.Pattern[str]]) -> dict:  # type: ignore[type-arg]
-    """Matching lines of each term in the symlinked notes (rg does not follow links)."""
+    """Matches of each term in the symlinked notes (rg does not follow links)."""
     counts = {}
     for rel in links:
         text = read_text(root / rel, MAX_CHARS * 4)
@@ -109,15 +115,15 @@ def _count_in_python(
     terms: list[int],
     patterns: list[re.Pattern[str]],
     found: dict[str, list[int]],
-    on_path: dict[int, set[str]],
+    on_name: dict[int, set[str]],
 ) -> None:
     """The other terms, counted by reading the few notes that hold the first one (cheaper
     than starting rg); notes missing a term are dropped from ``found``."""
     for term in terms:
-        on_path[term] = set()
+        on_name[term] = set()
     for rel in candidates:
         text = read_text(root / rel, MAX_CHARS * 4)
-        key = rel[:-3]
+        stem = _stem(rel)
         if text is None:
             del found[rel]
             continue
@@ -126,9 +132,9 @@ def _count_in_python(
         for term in terms:
             pattern = patterns[term]
             count = sum(1 for _ in itertools.islice(pattern.finditer(text), 20))
-            if pattern.search(key):
-                on_path[term].add(rel)
-            elif not count and not pattern.search(f"{key}\n{text}"):  # (a phrase over both)
+            if pattern.search(stem):
+                on_name[term].add(rel)
+            elif not count:
                 del found[rel]
                 break
             counts[term] = count
@@ -143,21 +149,21 @@ def _count_with_rg(
     patterns: list[re.Pattern[str]],
     linked: dict,  # type: ignore[type-arg]
     found: dict[str, list[int]],
-    on_path: dict[int, set[str]],
+    on_name: dict[int, set[str]],
 ) -> bool:
     """The other terms, counted by rg in the notes that hold the first one (one run per
     term, side by side); notes missing a term are dropped from ``found``. False if rg
     failed."""
     plain = [rel for rel in candidates if rel not in linked]
     runs = [(t, rgscan.start(rg, str(root), query.terms[t], plain)) for t in terms]
-    keys = [rel[:-3] for rel in candidates]
+    stems = [_stem(rel) for rel in candidates]
     try:
         for term, run in runs:
             got = run.result()
             if got is None:
                 return False
-            hits = path_hits(keys, query.terms[term], patterns[term])
-            on_path[term] = {candidates[i] for i in hits}
+            hits = name_hits(stems, query.terms[term], patterns[term])
+            on_name[term] = {candidates[i] for i in hits}
             for index, rel in enumerate(candidates):
                 counts = found.get(rel)
                 if counts is None:
@@ -198,10 +204,10 @@ def rank(
     got = stage.result()
     if got is None:
         return None
-    keys = [name[:-3] for name in names]
-    on_path: dict[int, set[str]] = {}
-    hits = path_hits(keys, terms[order[0]], patterns[order[0]])
-    on_path[order[0]] = {names[i] for i in hits}
+    stems = [_stem(name) for name in names]
+    on_name: dict[int, set[str]] = {}
+    hits = name_hits(stems, terms[order[0]], patterns[order[0]])
+    on_name[order[0]] = {names[i] for i in hits}
     found: dict[str, list[int]] = {}
     for index, rel in enumerate(names):
         row = linked.get(rel)
@@ -214,17 +220,17 @@ def rank(
         candidates = sorted(found)
         note_sizes = known_sizes if known_sizes is not None else sizes(root, candidates)
         if sum(note_sizes.get(rel, 0) for rel in candidates) <= PYTHON_STAGE_BYTES:
-            _count_in_python(root, candidates, order[1:], patterns, found, on_path)
+            _count_in_python(root, candidates, order[1:], patterns, found, on_name)
         elif not _count_with_rg(
-            rg, root, candidates, order[1:], query, patterns, linked, found, on_path
+            rg, root, candidates, order[1:], query, patterns, linked, found, on_name
         ):
             return None
     if note_sizes is None:
         note_sizes = sizes(root, list(found))
     titles = dict.fromkeys(found, 0.0)
-    for term, rels in on_path.items():  # a title match is a path match (the name ends it)
+    for rels in on_name.values():
         for rel in rels:
-            if rel in titles and patterns[term].search(rel[:-3].rpartition("/")[2]):
+            if rel in titles:
                 titles[rel] += 10.0
     log = [math.log1p(c) for c in range(21)]
     scored: list[tuple[float, str]] = []

@@ -557,13 +557,12 @@ class VaultIndex:
             data = read_bytes(root + f.rel, f.size, MAX_INDEX_CHARS * 4)
             if data is None:
                 continue
-            key = f.rel[:-3]
-            if not prefilter.may_match(key.encode() + b"\n" + data):
+            stem = f.rel[:-3].rpartition("/")[2]
+            if not prefilter.may_match(stem.encode("utf-8", "surrogateescape") + b"\n" + data):
                 continue
             text = data.decode("utf-8", "replace")[:MAX_INDEX_CHARS]
-            if not T.matches_all(key + "\n" + text, patterns):
+            if not T.matches_note(stem, text, patterns):
                 continue
-            stem = f.rel[:-3].rpartition("/")[2]
             length = 0.5 + 0.5 * len(text) / average
             score = 0.0
             for pattern in patterns:
@@ -618,7 +617,7 @@ class VaultIndex:
             if text is None:
                 continue
             text = text[:MAX_INDEX_CHARS]
-            if not T.matches_all(path[:-3] + "\n" + text, patterns):
+            if not T.matches_note(path[:-3].rpartition("/")[2], text, patterns):
                 continue
             if skipped < offset:
                 skipped += 1

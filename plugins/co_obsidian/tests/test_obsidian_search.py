@@ -348,6 +348,8 @@ CONSISTENCY_QUERIES = [
     "linked heron",
     "review tail weekly",
     "noir très café",
+    'zanzibar "trip nothing"',  # a phrase from the path into the text is no match
+    "only",  # a folder's name
 ]
 
 
@@ -402,6 +404,7 @@ def test_search_without_index_agrees_with_the_index(
     assert sorted(paths(search_notes(ctx, "project"))) == ["mixed.md", "plain.md"]
     assert paths(search_notes(ctx, "ПРОЕКТ")) == ["ru.md"]
     assert paths(search_notes(ctx, "zanzibar")) == ["path only/Zanzibar trip.md"]
+    assert search_notes(ctx, "only").count == 0  # folder names are not searched
     assert sorted(paths(search_notes(ctx, "krakow"))) == ["pl.md"]
     assert sorted(paths(search_notes(ctx, "heron"))) == ["link.md", "sub/real.md", "under.md"]
     assert paths(search_notes(ctx, "istanbul")) == ["tr.md"]
