@@ -102,7 +102,7 @@ class Pending:
                 cwd=root,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,  # small: --no-messages keeps file errors out
             )
         except (OSError, ValueError):  # ValueError: a NUL in the query
             self.failed = True
@@ -123,7 +123,12 @@ class Pending:
         timer.start()
         try:
             out = proc.stdout.read() if proc.stdout is not None else b""
-            if proc.wait() not in (0, 1):  # 2: an error (unreadable file, ...); -9: killed
+            code = proc.wait()
+            errors = proc.stderr.read() if proc.stderr is not None else b""
+            # 2 with nothing said: a file could not be read (gone since it was listed,
+            # no permission); it holds nothing here, and the index skips it too.
+            # Anything said (a bad pattern), or killed: failed
+            if code not in (0, 1, 2) or (code == 2 and errors.strip()):
                 return None
             # one decode for the whole output: a per-line fsdecode costs more than rg's scan
             for line in out.decode("utf-8", "surrogateescape").split("\n"):
@@ -144,8 +149,9 @@ class Pending:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def start(rg: str, root: str, term: str, paths: list[str] | None = None) -> Pending:

@@ -473,3 +473,23 @@ def test_first_searches_list_the_same_notes_as_the_index(vault: Path, tmp_path: 
     assert sorted(names) == sorted(f.rel for f in walk(vault))
     assert sorted(names) == ["a.md", "deep/er/b.md", "in.md", "notes.md/e.md"]
     assert links == ["in.md"]
+
+
+def test_a_note_gone_since_the_listing_does_not_stop_a_search_without_index(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import cold, rgscan
+    from co_obsidian.text import parse_query
+    from co_obsidian.vault import walk_names
+
+    rg = rgscan.executable()
+    if rg is None:
+        pytest.skip("rg is not installed")
+    monkeypatch.setattr(cold, "PYTHON_STAGE_BYTES", 0)  # the second term goes to rg too
+    write(vault, "a.md", "the heron and the snake")
+    write(vault, "b.md", "a heron alone")
+    names = [*walk_names(vault), "gone/Heron.md"]  # listed, then deleted
+    query = parse_query("heron snake")
+    first = ([0, 1], rgscan.start(rg, str(vault), "heron"))  # "gone/Heron.md" by its name
+    ranked = cold.rank(rg, vault, names, [], query, {}, 10.0, first)
+    assert ranked == ["a.md"]
