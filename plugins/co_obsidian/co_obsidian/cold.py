@@ -29,8 +29,8 @@ SAMPLE = 100  # notes read to guess which term is rarest
 SAMPLE_BYTES = 16384  # of each sampled note
 MAX_CHARS = 5_000_000  # as much of a note as the index holds (index.MAX_INDEX_CHARS)
 # After the first term, notes holding it up to this many bytes in all are read here
-# rather than by another rg run (starting rg costs more than reading a few hundred KB)
-PYTHON_STAGE_BYTES = 1_000_000
+# rather than by another rg run (starting rg costs about what reading 300 KB here does)
+PYTHON_STAGE_BYTES = 300_000
 
 
 def sample(names: list[str], links: list[str]) -> list[str]:
