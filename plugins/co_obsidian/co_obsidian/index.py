@@ -57,7 +57,6 @@ _QUOTED = re.compile(r'"([^"]*)"')  # the quoted parts of a MATCH (tokens hold n
 # builds the index. Smaller vaults are indexed at once (well under a second).
 BACKGROUND_BUILD_BYTES = 20_000_000
 BUILD_DELAY = 0.05  # seconds between answering the first search and starting the build
-OPTIMIZE_AFTER = 1000  # notes (re)indexed at once after which the FTS index is merged
 
 
 class _BuildLater(Exception):
@@ -409,10 +408,6 @@ class VaultIndex:
             return
         with span("co.index.build", notes=len(files)):
             self._insert_files(conn, files)
-            if len(files) >= OPTIMIZE_AFTER:
-                # one segment per token instead of one per batch: phrase and multi-word
-                # queries then read one doclist each (~25% faster; ~0.2 s per 10,000 notes)
-                conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
 
     def _insert_files(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
         progress = BuildProgress(len(files), show=not self._in_builder)
