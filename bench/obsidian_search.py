@@ -10,7 +10,8 @@ build in the background; ``CO_OBSIDIAN_RG=0`` measures the pure-Python path;
 the time until the index is ready is shown too), warm searches, and the first search
 after 10 notes were edited.
 Co runs through the real ``search_notes`` tool with Co's real deps; the index lives in
-a temporary cache dir. Targets (issue 6): first search <= 2x rg, warm <= 20 ms and
+a temporary cache dir. Where ``PYTHONDONTWRITEBYTECODE`` is set, run this with
+``env -u PYTHONDONTWRITEBYTECODE`` (users' Python keeps its bytecode cache). Targets (issue 6): first search <= 2x rg, warm <= 20 ms and
 >= 5x faster than rg, after touching 10 notes <= 100 ms.
 """
 

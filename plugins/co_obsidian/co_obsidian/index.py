@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import operator
 import os
 import re
 import sqlite3
@@ -28,11 +29,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from co_core.telemetry import span
-from co_obsidian import rgscan
+from co_obsidian import cold, rgscan
 from co_obsidian import text as T
 from co_obsidian.parse import parse_note
 from co_obsidian.progress import BuildProgress
-from co_obsidian.vault import FileStat, VaultError, read_bytes, read_text, stat_note, walk
+from co_obsidian.vault import (
+    FileStat,
+    VaultError,
+    read_bytes,
+    read_text,
+    stat_note,
+    walk,
+    walk_names,
+)
 from co_obsidian.watch import Watcher
 
 SCHEMA = "4"
@@ -42,10 +51,12 @@ RANK = "bm25(fts, 10.0, 5.0, 4.0, 1.0)"  # title, headings, tags, body
 # bm25 cannot tell notes apart anyway) title/heading/tag matches come first, then the rest
 # by path. Keeps a search for "the" as fast as one for a rare word.
 RANK_ALL_UP_TO = 2000
+_QUOTED = re.compile(r'"([^"]*)"')  # the quoted parts of a MATCH (tokens hold no quotes)
 # A vault with more note text than this is not indexed while the user waits: the first
 # searches read the notes directly (about as fast as ripgrep) while a background thread
 # builds the index. Smaller vaults are indexed at once (well under a second).
 BACKGROUND_BUILD_BYTES = 20_000_000
+BUILD_DELAY = 0.05  # seconds between answering the first search and starting the build
 
 
 class _BuildLater(Exception):
@@ -220,6 +231,11 @@ class VaultIndex:
 
     def _start_builder(self) -> None:
         def build() -> None:
+            # a moment's head start for the answer just found: formatting it should not
+            # share the interpreter with the build
+            time.sleep(BUILD_DELAY)
+            if self._stopping:
+                return
             self._in_builder = True
             try:
                 self._guarded(lambda conn: None)
@@ -451,27 +467,53 @@ class VaultIndex:
 
     def search(self, query: T.Query, offset: int, limit: int) -> tuple[list[Hit], bool]:
         """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist."""
-        # No index yet: rg (if installed) starts reading the vault now, beside the walk
         rg = rgscan.executable()
-        pending = None
         if rg is not None and (self.building() or not self.db_path.exists()):
-            pending = rgscan.start(rg, str(self.root), list(query.terms))
-        try:
-            if self.building():
-                links: list[str] = []
-                files = list(walk(self.root, links=links))
-                return self._scan_search(files, query, offset, limit, links, pending)
-            try:
-                return self._guarded(self._search, query, offset, limit, later=True)
-            except _BuildLater as build_later:
-                found = self._scan_search(
-                    build_later.files, query, offset, limit, build_later.links, pending
-                )
-                self._start_builder()  # after the scan: they would fight over one interpreter
+            found = self._unindexed_search(rg, query, offset, limit)
+            if found is not None:
                 return found
+        if self.building():  # and rg is missing or failed
+            links: list[str] = []
+            files = list(walk(self.root, links=links))
+            return self._scan_search(files, query, offset, limit, links)
+        try:
+            return self._guarded(self._search, query, offset, limit, later=True)
+        except _BuildLater as build_later:
+            found = self._scan_search(build_later.files, query, offset, limit, build_later.links)
+            self._start_builder()
+            return found
+
+    def _unindexed_search(
+        self, rg: str, query: T.Query, offset: int, limit: int
+    ) -> tuple[list[Hit], bool] | None:
+        """No index yet, or it is being built: answer with rg reading the notes (only
+        their names are listed, nothing is stat-ed or parsed), then build the index in
+        the background. None when the vault is small enough to index at once, or rg
+        failed: the caller takes the usual way."""
+        # rg starts on the rarest-looking term (judged by the first notes found), then
+        # reads the vault while Python lists it
+        order = [0]
+        if len(query.terms) > 1:
+            peek = cold.sample(walk_names(self.root, limit=cold.SAMPLE), [])
+            order = cold.rarity_order(self.root, cold.sizes(self.root, peek), query)
+        first = rgscan.start(rg, str(self.root), query.terms[order[0]])
+        try:
+            links: list[str] = []
+            names = walk_names(self.root, links)
+            sampled = cold.sizes(self.root, cold.sample(names, links))
+            average = sum(sampled.values()) / len(sampled) if sampled else 0.0
+            if not self.building() and average * len(names) <= BACKGROUND_BUILD_BYTES:
+                return None  # small: the caller indexes it now
+            ranked = cold.rank(
+                rg, self.root, names, links, query, sampled, max(1.0, average), (order, first)
+            )
         finally:
-            if pending is not None:
-                pending.cancel()
+            first.cancel()
+        if ranked is None:
+            return None
+        found = self._verified_page(ranked, query.patterns, offset, limit)
+        self._start_builder()
+        return found
 
     def _scan_search(
         self,
@@ -480,60 +522,28 @@ class VaultIndex:
         offset: int,
         limit: int,
         links: list[str] | None = None,
-        pending: rgscan.Pending | None = None,
     ) -> tuple[list[Hit], bool]:
-        """Search without the index: with ``rg`` as prefilter when it is installed, else by
-        reading every note. Ranked like the index: title, then headings, then how often
-        the terms occur for the note's length."""
+        """Search the listed notes without the index: with ``rg`` as prefilter when it is
+        installed (see :mod:`co_obsidian.cold`), else by reading every note."""
         rg = rgscan.executable()
         if rg is not None:
             if links is None:
                 links = [f.rel for f in files if os.path.islink(os.path.join(self.root, f.rel))]
-            if pending is None:
-                pending = rgscan.start(rg, str(self.root), list(query.terms))
-            found = self._rg_search(pending, files, links, query, offset, limit)
-            if found is not None:
-                return found
+            known = {f.rel: f.size for f in files}
+            average = max(1.0, sum(known.values()) / max(1, len(known)))
+            ranked = cold.rank(
+                rg,
+                self.root,
+                list(known),
+                links,
+                query,
+                cold.sizes(self.root, cold.sample(list(known), links)),
+                average,
+                known_sizes=known,
+            )
+            if ranked is not None:
+                return self._verified_page(ranked, query.patterns, offset, limit)
         return self._read_search(files, query, offset, limit)
-
-    def _rg_search(
-        self,
-        pending: rgscan.Pending,
-        files: list[FileStat],
-        links: list[str],
-        query: T.Query,
-        offset: int,
-        limit: int,
-    ) -> tuple[list[Hit], bool] | None:
-        """rg finds the notes that may hold each term and on how many lines; they are
-        ranked on that (title matches first, then term lines for the note's length; no
-        heading bonus, which would mean reading every note), then read and verified best
-        first until the page is full. None if rg failed."""
-        terms = list(query.terms)
-        found = pending.result()
-        if found is None:
-            return None
-        patterns = query.patterns
-        for rel in links:  # rg does not follow symlinks: count these here
-            text = read_text(self.root / rel, MAX_INDEX_CHARS * 4)
-            if text is not None:
-                text = text[:MAX_INDEX_CHARS]
-                found[rel] = [min(20, len(p.findall(text))) for p in patterns]
-        average = max(1.0, sum(f.size for f in files) / max(1, len(files)))
-        scored: list[tuple[float, str]] = []
-        none = [0] * len(terms)
-        for f in files:
-            key = f.rel[:-3]
-            counts = found.get(f.rel, none)
-            if not all(c or p.search(key) for c, p in zip(counts, patterns, strict=True)):
-                continue  # a term in neither the text nor the path
-            stem = key.rpartition("/")[2]
-            score = 10.0 * sum(1 for p in patterns if p.search(stem))
-            length = 0.5 + 0.5 * f.size / average
-            score += sum(math.log1p(min(c, 20)) for c in counts) / length
-            scored.append((-score, f.rel))
-        scored.sort()
-        return self._verified_page((rel for _score, rel in scored), patterns, offset, limit)
 
     def _read_search(
         self, files: list[FileStat], query: T.Query, offset: int, limit: int
@@ -548,13 +558,12 @@ class VaultIndex:
             data = read_bytes(root + f.rel, f.size, MAX_INDEX_CHARS * 4)
             if data is None:
                 continue
-            key = f.rel[:-3]
-            if not prefilter.may_match(key.encode() + b"\n" + data):
+            stem = f.rel[:-3].rpartition("/")[2]
+            if not prefilter.may_match(stem.encode("utf-8", "surrogateescape") + b"\n" + data):
                 continue
             text = data.decode("utf-8", "replace")[:MAX_INDEX_CHARS]
-            if not T.matches_all(key + "\n" + text, patterns):
+            if not T.matches_note(stem, text, patterns):
                 continue
-            stem = f.rel[:-3].rpartition("/")[2]
             length = 0.5 + 0.5 * len(text) / average
             score = 0.0
             for pattern in patterns:
@@ -609,7 +618,7 @@ class VaultIndex:
             if text is None:
                 continue
             text = text[:MAX_INDEX_CHARS]
-            if not T.matches_all(path[:-3] + "\n" + text, patterns):
+            if not T.matches_note(path[:-3].rpartition("/")[2], text, patterns):
                 continue
             if skipped < offset:
                 skipped += 1
@@ -621,14 +630,25 @@ class VaultIndex:
 
     @staticmethod
     def _ranked(conn: sqlite3.Connection, match: str) -> Iterator[tuple[int, str]]:
-        many = conn.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
-            (match, RANK_ALL_UP_TO + 1),
-        ).fetchone()[0]
         join = "SELECT n.id, n.path FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ?"
-        if many <= RANK_ALL_UP_TO:
-            yield from conn.execute(f"{join} ORDER BY {RANK}", (match,))
-            return
+        if any(" " in part for part in _QUOTED.findall(match)):  # a phrase of several words
+            # checking a phrase's word positions is most of its cost: one pass scores the
+            # matches and finds out whether there are too many to rank
+            cursor = conn.execute(f"SELECT rowid, {RANK} FROM fts WHERE fts MATCH ?", (match,))
+            rows = cursor.fetchmany(RANK_ALL_UP_TO + 1)
+            cursor.close()
+            if len(rows) <= RANK_ALL_UP_TO:
+                rows.sort(key=operator.itemgetter(1, 0))
+                yield from VaultIndex._with_paths(conn, [note_id for note_id, _score in rows])
+                return
+        else:  # counting a word's notes is cheap, scoring each is not
+            many = conn.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
+                (match, RANK_ALL_UP_TO + 1),
+            ).fetchone()[0]
+            if many <= RANK_ALL_UP_TO:
+                yield from conn.execute(f"{join} ORDER BY {RANK}", (match,))
+                return
         seen = set()
         for note_id, path in conn.execute(
             f"{join} ORDER BY {RANK}", (f"{{title headings tags}} : ({match})",)
@@ -638,6 +658,16 @@ class VaultIndex:
         for note_id, path in conn.execute(f"{join} ORDER BY n.path", (match,)):
             if note_id not in seen:
                 yield note_id, path
+
+    @staticmethod
+    def _with_paths(conn: sqlite3.Connection, ids: list[int]) -> Iterator[tuple[int, str]]:
+        """(id, path) in the order of ``ids``, looked up as the caller reads on (it mostly
+        stops after a page); ids of notes changed or deleted since are skipped."""
+        for start in range(0, len(ids), 64):
+            chunk = ids[start : start + 64]
+            marks = ",".join("?" * len(chunk))
+            paths = dict(conn.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", chunk))
+            yield from ((note_id, paths[note_id]) for note_id in chunk if note_id in paths)
 
     def notes(
         self, tag: str | None, folder: str | None, offset: int, limit: int

@@ -187,8 +187,11 @@ def term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(body + right, re.IGNORECASE)
 
 
-def matches_all(text: str, patterns: list[re.Pattern[str]]) -> bool:
-    return all(p.search(text) for p in patterns)
+def matches_note(name: str, text: str, patterns: list[re.Pattern[str]]) -> bool:
+    """Every term occurs in the note's file name (without .md) or in its text: what the
+    index finds (the name is in its title column, folders are not; a phrase does not run
+    from the name into the text)."""
+    return all(p.search(name) or p.search(text) for p in patterns)
 
 
 # Latin-1 letters with accents are two bytes in UTF-8, C3 then 80-BF. Deleting C3 and

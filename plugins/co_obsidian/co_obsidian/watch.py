@@ -63,11 +63,14 @@ class Watcher:
         self.root = root
         self._fd = -1
         self._folders: dict[int, str] = {}  # watch descriptor -> vault-relative folder
-        self._libc = _libc()
+        self._libc: ctypes.CDLL | None = None
+        self._loaded = False  # libc is looked up on first start (find_library runs ldconfig)
 
     def start(self, folders: list[str]) -> bool:
         """(Re)watch these vault-relative folders; False if notifications are unavailable."""
         self.close()
+        if not self._loaded:
+            self._libc, self._loaded = _libc(), True
         if self._libc is None:
             return False
         fd = self._libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)

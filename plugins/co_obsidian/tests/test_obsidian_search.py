@@ -204,6 +204,25 @@ def test_very_common_words_still_rank_titles_first_and_miss_nothing(
     assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
 
 
+@pytest.mark.parametrize("many", [False, True])
+def test_phrases_rank_titles_first_however_many_notes_match(
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch, many: bool
+) -> None:
+    from co_obsidian import index
+
+    if many:  # as if the phrase were in 2,000+ notes: titles first, then the rest by path
+        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+    for i in range(5):
+        write(vault, f"b{i}.md", f"some garden tips {i}, and garden and tips apart")
+    write(vault, "other.md", "tips for the garden")  # both words, not the phrase
+    write(vault, "z/Garden tips.md", "short")
+    found = paths(search_notes(ctx, '"garden tips"', limit=50))
+    assert found[0] == "z/Garden tips.md"
+    assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
+    found = paths(search_notes(ctx, '"garden tips" short', limit=50))
+    assert found == ["z/Garden tips.md"]
+
+
 def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
     vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -226,6 +245,20 @@ def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
     for page in range(1, 8):
         everything |= set(paths(search_notes(ctx, "heron", limit=5, page=page)))
     assert len(everything) == 31 and "other.md" not in everything
+    # pages answered without the index (as while it builds) hold the same notes
+    from co_obsidian import rgscan
+    from co_obsidian.text import parse_query
+
+    rg = rgscan.executable()
+    if rg is not None:
+        cold, more, offset = [], True, 0
+        while more:
+            found = vault_index._unindexed_search(rg, parse_query("heron"), offset, 5)
+            assert found is not None
+            hits, more = found
+            cold += [h.path for h in hits]
+            offset += 5
+        assert len(cold) == 31 and set(cold) == everything and cold[0] == "Heron.md"
 
 
 def test_text_edited_in_place_is_never_shown_stale(vault: Path, ctx) -> None:
@@ -306,6 +339,17 @@ CONSISTENCY_QUERIES = [
     "walrus",
     '"weekly review" tail',
     "snake",
+    # several terms: the rarest goes first through the whole vault, the others only
+    # through the notes holding it; a term may be in the path instead of the text
+    "zanzibar trip",
+    "trip nothing",
+    "project budget",
+    "heron snake",
+    "linked heron",
+    "review tail weekly",
+    "noir très café",
+    'zanzibar "trip nothing"',  # a phrase from the path into the text is no match
+    "only",  # a folder's name
 ]
 
 
@@ -315,7 +359,7 @@ def test_search_without_index_agrees_with_the_index(
 ) -> None:
     # without an index, rg (when installed) preselects the notes; its patterns must never
     # miss a note the index finds (accents, case, word edges, phrases over lines, paths)
-    from co_obsidian import rgscan
+    from co_obsidian import cold, index, rgscan
     from co_obsidian.text import parse_query
     from co_obsidian.vault import walk
 
@@ -330,18 +374,37 @@ def test_search_without_index_agrees_with_the_index(
     (vault / "link.md").symlink_to(vault / "sub" / "real.md")
     vault_index = ctx.deps.resource("obsidian_index").index()
     if rg == "with rg":  # rg really answers (a failure would fall back to reading)
-        found = rgscan.search(rgscan.executable(), str(vault_index.root), ["heron"])
+        found = rgscan.count(rgscan.executable(), str(vault_index.root), "heron")
         assert found is not None and set(found) == {"sub/real.md", "under.md"}
+        # the first searches of a large vault: names only, rg reads, the index builds later
+        monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)
+        unindexed = {
+            query: vault_index._unindexed_search(rgscan.executable(), parse_query(query), 0, 50)
+            for query in CONSISTENCY_QUERIES
+        }
+        # after the first term, the other terms counted by rg instead of Python
+        monkeypatch.setattr(cold, "PYTHON_STAGE_BYTES", 0)
+        all_rg = {
+            query: vault_index._unindexed_search(rgscan.executable(), parse_query(query), 0, 50)
+            for query in CONSISTENCY_QUERIES
+        }
+        assert vault_index._builder is not None
+        vault_index._builder.join(timeout=60)
     for query in CONSISTENCY_QUERIES:
         parsed = parse_query(query)
         scanned, _ = vault_index._scan_search(list(walk(vault_index.root)), parsed, 0, 50)
         indexed, _ = vault_index.search(parsed, 0, 50)
         assert sorted(h.path for h in scanned) == sorted(h.path for h in indexed), query
+        if rg == "with rg":
+            for found in (unindexed[query], all_rg[query]):
+                assert found is not None, query
+                assert sorted(h.path for h in found[0]) == sorted(h.path for h in indexed), query
     # and the rules themselves, on a few of them
     assert sorted(paths(search_notes(ctx, "cafe"))) == ["fr/Café.md", "fr/nfd.md"]
     assert sorted(paths(search_notes(ctx, "project"))) == ["mixed.md", "plain.md"]
     assert paths(search_notes(ctx, "ПРОЕКТ")) == ["ru.md"]
     assert paths(search_notes(ctx, "zanzibar")) == ["path only/Zanzibar trip.md"]
+    assert search_notes(ctx, "only").count == 0  # folder names are not searched
     assert sorted(paths(search_notes(ctx, "krakow"))) == ["pl.md"]
     assert sorted(paths(search_notes(ctx, "heron"))) == ["link.md", "sub/real.md", "under.md"]
     assert paths(search_notes(ctx, "istanbul")) == ["tr.md"]
@@ -385,3 +448,48 @@ def list_tags_count(ctx, tag: str) -> int:
     from co_obsidian.tools import list_notes
 
     return list_notes(ctx, tag=tag).count or 0
+
+
+def test_first_searches_list_the_same_notes_as_the_index(vault: Path, tmp_path: Path) -> None:
+    # the search before the index exists lists names only (no stat per note); it must
+    # see exactly the notes the index sees: hidden folders, attachments, symlinks
+    from co_obsidian.vault import walk, walk_names
+
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret", encoding="utf-8")
+    write(vault, "a.md", "x")
+    write(vault, "deep/er/b.md", "x")
+    write(vault, ".obsidian/c.md", "x")
+    write(vault, "d/.hidden.md", "x")
+    write(vault, "pic.png", "x")
+    write(vault, "notes.md/e.md", "a folder named like a note")
+    (vault / "in.md").symlink_to(vault / "a.md")
+    (vault / "out.md").symlink_to(outside)
+    (vault / "gone.md").symlink_to(vault / "missing.md")
+    (vault / "folder link.md").symlink_to(vault / "deep")
+    (vault / "loop").symlink_to(vault)
+    links: list[str] = []
+    names = walk_names(vault, links)
+    assert sorted(names) == sorted(f.rel for f in walk(vault))
+    assert sorted(names) == ["a.md", "deep/er/b.md", "in.md", "notes.md/e.md"]
+    assert links == ["in.md"]
+
+
+def test_a_note_gone_since_the_listing_does_not_stop_a_search_without_index(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import cold, rgscan
+    from co_obsidian.text import parse_query
+    from co_obsidian.vault import walk_names
+
+    rg = rgscan.executable()
+    if rg is None:
+        pytest.skip("rg is not installed")
+    monkeypatch.setattr(cold, "PYTHON_STAGE_BYTES", 0)  # the second term goes to rg too
+    write(vault, "a.md", "the heron and the snake")
+    write(vault, "b.md", "a heron alone")
+    names = [*walk_names(vault), "gone/Heron.md"]  # listed, then deleted
+    query = parse_query("heron snake")
+    first = ([0, 1], rgscan.start(rg, str(vault), "heron"))  # "gone/Heron.md" by its name
+    ranked = cold.rank(rg, vault, names, [], query, {}, 10.0, first)
+    assert ranked == ["a.md"]
