@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from co_core.models import ResolvedModel
@@ -22,3 +25,14 @@ def session_with(script: Any, settings: dict[str, Any] | None = None, **kw: Any)
 
 def turn(session: Session, prompt: str) -> TurnResult:
     return asyncio.run(session.run_turn(prompt))
+
+
+def span_rows(db: Path) -> list[dict[str, Any]]:
+    """The spans table of a trace database, oldest first, with ``attrs`` decoded."""
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    rows = [dict(r) for r in conn.execute("SELECT * FROM spans ORDER BY start_time")]
+    conn.close()
+    for r in rows:
+        r["attrs"] = json.loads(r["attributes"])
+    return rows

@@ -3,13 +3,12 @@ and ``co traces`` and the Datasette tool-calls query show it."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import session_with, turn
+from helpers import session_with, span_rows, turn
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
@@ -32,16 +31,6 @@ def _script(messages: list[Any], info: Any) -> ModelResponse:
     return ModelResponse(parts=[TextPart("done")])
 
 
-def _rows(db: Path) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    rows = [dict(r) for r in conn.execute("SELECT * FROM spans ORDER BY start_time")]
-    conn.close()
-    for r in rows:
-        r["attrs"] = json.loads(r["attributes"])
-    return rows
-
-
 def test_decisions_are_attributes_of_the_tool_spans(testplug: Path) -> None:
     session = session_with(_script)
     try:
@@ -54,7 +43,7 @@ def test_decisions_are_attributes_of_the_tool_spans(testplug: Path) -> None:
         ("write_note", "denied"),
     ]
     db = testplug.parent / "co-data" / "traces.db"
-    rows = _rows(db)
+    rows = span_rows(db)
     assert not [r for r in rows if r["name"] == "co.policy.decision"], "one span per call"
     tools = {
         r["attrs"]["gen_ai.tool.name"]: r for r in rows if r["name"].startswith("execute_tool")
@@ -109,7 +98,7 @@ def test_a_tool_can_annotate_its_own_span(co_dirs: Path) -> None:
         telemetry.shutdown_tracing()
     (tool,) = [
         r
-        for r in _rows(co_dirs.parent / "co-data" / "traces.db")
+        for r in span_rows(co_dirs.parent / "co-data" / "traces.db")
         if r["name"] == "execute_tool cached"
     ]
     assert tool["attrs"]["co.cache_hit"] is True

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import span_rows
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -76,16 +77,6 @@ def traced(co_dirs: Path) -> Iterator[Path]:
     telemetry.shutdown_tracing()
 
 
-def spans(db: Path) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    rows = [dict(r) for r in conn.execute("SELECT * FROM spans ORDER BY start_time")]
-    conn.close()
-    for r in rows:
-        r["attrs"] = json.loads(r["attributes"])
-    return rows
-
-
 def db_bytes(db: Path) -> bytes:
     telemetry.shutdown_tracing()  # closes the connection: WAL checkpointed into the file
     return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
@@ -93,7 +84,7 @@ def db_bytes(db: Path) -> bytes:
 
 def test_scripted_run_is_a_span_tree_in_sqlite(traced: Path) -> None:
     run_turn(make_app({"api_key": SETTINGS_SECRET}).settings)
-    rows = spans(traced)
+    rows = span_rows(traced)
     by_id = {r["id"]: r for r in rows}
     names = [r["name"] for r in rows]
     assert len({r["trace_id"] for r in rows}) == 1, "one turn, one trace"
@@ -169,7 +160,7 @@ def test_history_shape_is_kept_only_with_content(traced: Path, content: bool) ->
     # history (which grows with the square of a turn's length); the request's own
     # answer, tokens and cost stay.
     run_turn(make_app({}).settings, include_content=content)
-    requests = [r for r in spans(traced) if r["name"].startswith("chat ")]
+    requests = [r for r in span_rows(traced) if r["name"].startswith("chat ")]
     assert len(requests) >= 2
     for row in requests:
         assert ("gen_ai.input.messages" in row["attrs"]) is content
@@ -220,7 +211,7 @@ def test_old_database_is_migrated_never_dropped(traced: Path) -> None:
 
     # a retention long enough that the old row is not pruned: migration itself drops nothing
     run_turn(make_app({"telemetry": {"retention_days": 36500}}).settings)
-    rows = spans(traced)
+    rows = span_rows(traced)
     old = next(r for r in rows if r["id"] == "00000000000000aa")
     assert old["trace_id"] == "ab" * 16
     assert old["duration_ms"] == pytest.approx(1500, abs=1)
@@ -327,7 +318,7 @@ def test_standard_otlp_variable_sends_as_well_as_sqlite(
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
     run_turn(make_app({}).settings)
     sent = sorted(s.name for s in receiver.spans)
-    stored = sorted(r["name"] for r in spans(traced))
+    stored = sorted(r["name"] for r in span_rows(traced))
     assert sent == stored and "co.turn" in sent
 
 
@@ -351,7 +342,7 @@ def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
     engine.record_answer(decision, True, scope="session")
     telemetry.flush()
 
-    rows = spans(traced)
+    rows = span_rows(traced)
     (startup,) = [r for r in rows if r["name"] == "co.startup"]
     loads = [r for r in rows if r["name"] == "co.plugin.load"]
     assert {r["attrs"]["co.plugin"] for r in loads} >= {"shell", "obsidian", "google", "slack"}
@@ -376,7 +367,7 @@ def test_plugin_loading_and_policy_decisions_are_traced(traced: Path) -> None:
     telemetry.setup_tracing(app.settings, include_content=True)
     engine.record_answer(engine.decide(engine.make_call(tool.name, {arg: "git log"})), True)
     telemetry.flush()
-    rows = spans(traced)
+    rows = span_rows(traced)
     (decided,) = [
         r for r in rows if r["name"] == "co.policy.decision" and "git log" in r["attributes"]
     ]
@@ -391,7 +382,7 @@ def test_failing_work_is_marked_failed_without_its_message_unless_content(traced
             with telemetry.span("co.index.build", notes=3):
                 raise RuntimeError(f"cannot parse {OUTPUT_MARK}")
         telemetry.flush()
-    first, second = [r for r in spans(traced) if r["name"] == "co.index.build"]
+    first, second = [r for r in span_rows(traced) if r["name"] == "co.index.build"]
     assert first["status"] == second["status"] == "ERROR"
     assert first["status_message"] == "RuntimeError"
     assert OUTPUT_MARK not in first["events"] and "RuntimeError" in first["events"]
@@ -467,4 +458,4 @@ def test_collector_down_is_one_warning_and_sqlite_still_written(
     )
     assert err.splitlines() == [warning, warning]  # once per session (setup_tracing), not per batch
     assert "Traceback" not in err and "Transient error" not in err
-    assert sum(r["name"] == "co.turn" for r in spans(traced)) == 2
+    assert sum(r["name"] == "co.turn" for r in span_rows(traced)) == 2
