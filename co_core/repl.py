@@ -212,7 +212,7 @@ class Repl:
         self.last_interrupt = 0.0
         self.marker_texts = ["yolo"] if session.yolo else []
         self.fatal: BaseException | None = None
-        self.loop_: asyncio.AbstractEventLoop | None = None
+        self.event_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def console(self) -> Console:
@@ -434,8 +434,8 @@ class Repl:
             self.fatal = error
         else:
             self.marker_texts = self.markers()  # plugins' markers need validated settings
-        if self.loop_ is not None:
-            self.loop_.call_soon_threadsafe(self._refresh)
+        if self.event_loop is not None:
+            self.event_loop.call_soon_threadsafe(self._refresh)
 
     def _refresh(self) -> None:
         if self.prompt.app.is_running:
@@ -451,7 +451,7 @@ class Repl:
         def show() -> None:
             print(f"co: warning: {message}", file=sys.stderr)
 
-        loop = self.loop_
+        loop = self.event_loop
         if loop is None or loop.is_closed() or not self.prompt.app.is_running:
             show()
         else:
@@ -526,7 +526,7 @@ class Repl:
         self, prepare: Callable[[Callable[[BaseException | None], None]], None] | None = None
     ) -> None:
         """Read and run lines until the user leaves; ``prepare`` starts the background work."""
-        self.loop_ = loop = asyncio.get_running_loop()
+        self.event_loop = loop = asyncio.get_running_loop()
         start = prepare
         while True:
             if self.fatal is not None:
