@@ -131,12 +131,21 @@ def main() -> None:
     print(f"tracing on = {spans_per_turn} spans per turn written to SQLite (flushed in the timing)")
     for column, label in ((0, "wall time"), (1, "CPU time ")):
         off, only, on = (statistics.median(t[column] for t in times[m]) for m in modes)
+        # each round's on/off ratio, then their median: a machine that slows down or
+        # speeds up during the run moves both turns of a round alike
+        added = statistics.median(
+            a[column] / b[column] for a, b in zip(times["on"], times["off"], strict=True)
+        )
+        only_added = statistics.median(
+            a[column] / b[column] for a, b in zip(times["spans"], times["off"], strict=True)
+        )
         print(
             f"  {label}: off {off * 1000:7.1f} ms, on {on * 1000:7.1f} ms, "
-            f"added {(on - off) * 1000:6.1f} ms = {100 * (on - off) / off:+5.1f} % "
+            f"added {(on - off) * 1000:6.1f} ms = {100 * (added - 1):+5.1f} % "
             f"({(on - off) * 1e6 / spans_per_turn:.0f} us per span); "
-            f"spans only (no export) {100 * (only - off) / off:+5.1f} %"
+            f"spans only (no export) {100 * (only_added - 1):+5.1f} %"
         )
+    print("  (percentages: median over rounds of each round's ratio to the untraced turn)")
     print(f"  spans in the database: {rows}")
     sys.stdout.flush()
 
