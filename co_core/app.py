@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def raw_core(key: str, cwd: Path | None = None) -> list[Any]:
-    """A core key's values as written, strongest first (project, user file, environment).
+    """A core key's values as written, strongest first (project, user file, ``CO_<KEY>``).
 
     Nothing is validated (that needs pydantic): this is for what must be cheap, such as
     which plugins to load or the model named in the ``co chat`` banner. Bad files and
