@@ -190,7 +190,7 @@ def _escape(text: str) -> str:
 
 
 class StartupFailed(Exception):
-    """Settings turned out bad after the prompt appeared: Co stops with one line."""
+    """Settings turned out bad after the prompt appeared (``Repl.fatal`` says how)."""
 
 
 class Repl:
@@ -530,7 +530,7 @@ class Repl:
         start = prepare
         while True:
             if self.fatal is not None:
-                raise StartupFailed() from self.fatal
+                raise StartupFailed()
             try:
                 # The background work starts once the prompt is drawn (``pre_run`` comes just
                 # before the first redraw; ``call_soon`` runs after it), so the import-heavy
@@ -538,8 +538,6 @@ class Repl:
                 pre_run = partial(loop.call_soon, start, self.settings_checked) if start else None
                 line = await self.prompt.prompt_async(self.prompt_text, pre_run=pre_run)
                 start = None
-            except StartupFailed:
-                raise StartupFailed() from self.fatal
             except KeyboardInterrupt:
                 now = time.monotonic()
                 if now - self.last_interrupt <= DOUBLE_PRESS:
@@ -591,8 +589,8 @@ def run_chat(
         asyncio.run(repl.loop(session.prepare_in_background))
     except KeyboardInterrupt:
         pass
-    except StartupFailed as exc:  # bad settings: one line naming the file and key, exit 2
-        repl.error(str(exc.__cause__))
+    except StartupFailed:  # bad settings: one line naming the file and key, exit 2
+        repl.error(str(repl.fatal))
         code = 2
     finally:
         for problem in session.close():
