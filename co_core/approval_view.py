@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from co_core.render import visible
+
 QUESTION = "Allow? [y]es once · [s]ession · [a]lways in this project · [n]o (or type a reason) "
 REASON_QUESTION = "Reason for Co (optional, Enter to skip): "
 FOLD_CHARS = 400
@@ -21,9 +23,13 @@ NO = {"", "n", "no"}
 
 
 def fold(value: Any, chars: int = FOLD_CHARS, lines: int = FOLD_LINES) -> str:
-    """A value as text; a long one keeps its head and says how much is folded away."""
+    """A value as text; a long one keeps its head and says how much is folded away.
+
+    Control characters are written out first, so a carriage return cannot pose as a line
+    break (or hide what comes before it) and only real newlines fold."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    kept = text.splitlines()[:lines]
+    text = visible(text)
+    kept = text.split("\n")[:lines]
     head = "\n".join(kept)[:chars]
     if head == text:
         return text
@@ -42,7 +48,7 @@ def describe(call: Any, decision: Any) -> list[str]:
     lines.append(f"  permission: {call.permission_key}")
     source = f" [{decision.source}]" if getattr(decision, "source", "") else ""
     lines.append(f"  why: {decision.reason}{source}")
-    return lines
+    return [visible(line) for line in lines]  # what is approved is exactly what is shown
 
 
 def batch_lines(pending: list[tuple[Any, Any]]) -> list[str]:
@@ -50,7 +56,7 @@ def batch_lines(pending: list[tuple[Any, Any]]) -> list[str]:
     lines = [f"{len(pending)} calls need your approval; you will be asked one by one:"]
     for index, (call, _decision) in enumerate(pending, 1):
         lines.append(f"  {index}. {call.tool}: {fold(call.permission_key, 100, 1)}")
-    return lines
+    return [visible(line) for line in lines]
 
 
 def parse_answer(text: str) -> tuple[bool, str, str] | None:

@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from co_core.results import ToolResult
+
+# C0 controls but tab and newline, DEL, C1 controls: what a terminal acts on instead of showing
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """Control characters written out (``\\x1b``, ``\\r``), so text from a tool or a model
+    cannot clear the screen, move the cursor or hide part of a line it is shown on."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _short(value: Any, width: int) -> str:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 EXIT_WORDS = {"exit", "quit", "/exit", "/quit"}
 DOUBLE_PRESS = 2.0
+LINES_EVERY = 1 / 12  # s: tool lines are printed at most this often, as the spinner redraws
 
 
 @dataclass
@@ -90,8 +91,9 @@ class TurnView:
     console: Console
     text: str = ""
     live: Any = None
-    pending: list[Any] = field(default_factory=list)
+    pending: list[tuple[str, str]] = field(default_factory=list)  # (line, rich style)
     flush_scheduled: bool = False
+    flushed_at: float = 0.0  # time.monotonic() of the last print of tool lines
     width: int = 0  # the terminal's, read once per start (rich asks the OS on every access)
 
     def start(self) -> None:
@@ -136,25 +138,39 @@ class TurnView:
         self.stop()
 
     def _line(self, text: str, style: str) -> None:
-        """Queue one plain line (no markup: tool output may contain brackets).
+        """Queue one plain line: no markup (tool output may contain brackets), control
+        characters written out (tool output may contain escape sequences).
 
-        Lines are printed together as soon as the event loop is free (before any tool
-        runs), so a burst of parallel calls costs one redraw of the live region, not one each.
+        The first line after a quiet spell is printed as soon as the event loop is free;
+        later ones wait until ``LINES_EVERY`` has passed since the last print. Each print
+        redraws the live region, so a fast model's burst of calls and results costs a few
+        redraws, not one per line, and no line waits long enough to notice.
         """
-        from rich.text import Text
+        from co_core.render import visible
 
-        self.pending.append(Text(text[: self.width or self.console.width], style=style))
+        self.pending.append((visible(text[: self.width or self.console.width]), style))
         if not self.flush_scheduled:
             self.flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+            loop = asyncio.get_running_loop()
+            wait = self.flushed_at + LINES_EVERY - time.monotonic()
+            if wait > 0:
+                loop.call_later(wait, self.flush)
+            else:
+                loop.call_soon(self.flush)
 
     def flush(self) -> None:
+        """Print the queued lines as ready-made segments (rich's text layout is not needed
+        for one-line, unwrapped text, and costs ten times as much)."""
         self.flush_scheduled = False
         if self.pending:
-            from rich.text import Text
+            from rich.segment import Segment, Segments
 
+            self.flushed_at = time.monotonic()
             lines, self.pending = self.pending, []
-            self.console.print(Text("\n").join(lines), highlight=False, no_wrap=True, crop=False)
+            segments = []
+            for text, style in lines:
+                segments += (Segment(text, self.console.get_style(style)), Segment.line())
+            self.console.print(Segments(segments), highlight=False, no_wrap=True, crop=False)
 
     async def on_event(self, event: Any) -> None:
         from co_core.render import call_line, result_line
@@ -511,15 +527,13 @@ class Repl:
         assert self.view is not None
         await self.session.run_turn(text, self.view.on_event)
         if self.session.last_usage is not None:
-            from rich.text import Text
-
             from co_core.usage import format_usage_line
 
             self.view.commit()  # the answer first, then its cost
             line = format_usage_line(self.session.last_usage, self.session.usage)
-            self.view.pending.append(Text(line, style="dim"))
+            self.view.pending.append((line, "dim"))
             if self.session.note:
-                self.view.pending.append(Text(self.session.note, style="dim"))
+                self.view.pending.append((self.session.note, "dim"))
             self.view.flush()
 
     async def loop(

@@ -63,6 +63,24 @@ def test_memory_tool_lines_and_slash_commands(chat, tmp_path: Path) -> None:
     assert "hello there" in history and "colour blue" in history
 
 
+def test_escape_sequences_in_tool_calls_are_shown_not_obeyed(chat, tmp_path: Path) -> None:
+    """A model (or a prompt injection) cannot retitle the terminal or hide part of what
+    the user approves behind a carriage return: control characters are written out."""
+    child = chat()
+    seen: list[str] = []
+    ask(child, "osc")
+    child.expect("Allow\\?")
+    seen.append(child.before)
+    child.sendline("y")
+    child.expect("Tool said: wrote")
+    seen.append(child.before)
+    screen = "".join(seen)
+    assert r"text: harmless\x1b]0;pwned\x07\rrm -rf ~" in screen  # the approval prompt
+    assert r"text=harmless\x1b]0;pwned\x07 rm -rf ~)" in screen  # the tool line
+    assert "\x1b]0;pwned" not in screen and "\rrm -rf" not in screen
+    assert (tmp_path / "t.txt").read_bytes() == b"harmless\x1b]0;pwned\x07\rrm -rf ~"
+
+
 def test_approval_yes_no_and_reason(chat, tmp_path: Path) -> None:
     child = chat()
     ask(child, "write yes.txt one")

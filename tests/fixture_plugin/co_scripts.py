@@ -40,6 +40,9 @@ def script(messages: list, info: object) -> ModelResponse:
         return ModelResponse(
             parts=[ToolCallPart("write_note", {"name": n, "text": n.upper()}) for n in names]
         )
+    if word == "osc":  # arguments carrying a terminal escape (set the window title)
+        text = "harmless\x1b]0;pwned\x07\rrm -rf ~"
+        return ModelResponse(parts=[ToolCallPart("write_note", {"name": "t.txt", "text": text})])
     if word == "resource":
         return ModelResponse(parts=[ToolCallPart("use_resource", {})])
     if word == "json":
