@@ -146,10 +146,19 @@ class CoHooks(AbstractCapability[CoDeps]):
     specs: dict[str, ToolSpec]
     runtime: Runtime
     text_tool_calls: bool = True
+    # Context fitting (co_core.sessions), run from here rather than as a capability of its
+    # own: pydantic-ai copies the run context for every capability on every hook call and
+    # wraps the event stream once per capability, so each one costs every tool call.
+    fit: AbstractCapability[CoDeps] | None = None
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
         return None
+
+    async def before_model_request(self, ctx: RunContext[CoDeps], request_context: Any) -> Any:
+        if self.fit is None:
+            return request_context
+        return await self.fit.before_model_request(ctx, request_context)
 
     async def after_model_request(
         self, ctx: RunContext[CoDeps], *, request_context: Any, response: ModelResponse
@@ -319,13 +328,18 @@ def build_agent(
     warn: Callable[[str], None] = lambda message: None,
     workspace: Any = None,
     capabilities: list[Any] | None = None,
+    fit: AbstractCapability[CoDeps] | None = None,
 ) -> CoAgent:
-    """The agent for a session; ``model`` may be swapped per run (``/model``)."""
+    """The agent for a session; ``model`` may be swapped per run (``/model``).
+
+    ``fit`` is a capability whose ``before_model_request`` shapes each request (context
+    fitting); it runs inside Co's own capability, which is cheaper than one more.
+    """
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
     core = settings.core
     runtime = runtime or Runtime()
     tools, specs = load_tools(host, warn)
-    hooks = CoHooks(specs, runtime, text_tool_calls=core.text_tool_calls)
+    hooks = CoHooks(specs, runtime, text_tool_calls=core.text_tool_calls, fit=fit)
     from co_core.mcp.toolsets import mcp_toolsets
 
     # MCP servers' tools join ``specs`` when listed, so the same gate sees them.

@@ -71,13 +71,12 @@ class Session:
             checked(None)
             from co_core.agent import build_agent
 
-            extra = self._sessions(settings)
             self._agent = build_agent(
                 self.app.host,
                 settings,
                 warn=self.app.warn,
                 workspace=self.app.cwd,
-                capabilities=extra,
+                fit=self._sessions(settings),
             )
             session_id = self.recorder.info.id if self.recorder is not None else None
             self._deps = self.app.make_deps(session_id=session_id)
@@ -89,13 +88,14 @@ class Session:
         finally:
             self._ready.set()
 
-    def _sessions(self, settings: Any) -> list[Any]:
-        """The session store (history kept across runs) and context fitting (docs/sessions.md)."""
+    def _sessions(self, settings: Any) -> Any:
+        """Open the session store (history kept across runs); returns the context fitting
+        (docs/sessions.md) for the agent to run before every request."""
         try:
             from co_core.sessions.chat import Memory, Recorder
             from co_core.sessions.store import SessionStore
         except ImportError:
-            return []
+            return None
         section = settings.sections.get("sessions")
         self.memory = Memory(section)
         store = SessionStore() if getattr(section, "save", True) else None
@@ -106,7 +106,7 @@ class Session:
             self.recorder, self.history = self._find_saved(store, self.resume)
         else:
             self.recorder = Recorder.start(store, cwd=self.app.cwd, model=label)
-        return [self.memory.capability()]
+        return self.memory.capability()
 
     def _find_saved(self, store: Any, which: str) -> tuple[Any, list[Any]]:
         from co_core.sessions.chat import Recorder
