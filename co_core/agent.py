@@ -107,12 +107,14 @@ class Runtime:
     engine: Any = None  # co_core.policy.PolicyEngine: decides, audits and remembers answers
     pending: dict[str, Any] = field(default_factory=dict)  # engine decisions awaiting an answer
     started: dict[str, float] = field(default_factory=dict)
+    calls: dict[str, ToolCall] = field(default_factory=dict)  # as decided, for the audit
 
     def gate(self, spec: ToolSpec, args: dict[str, Any], call_id: str, deps: Any) -> gate.Decision:
         """The seam: the policy engine when there is one, else the default rule of gate.py."""
         if self.engine is None:
             return self.decide(tool_call(spec, args), deps, yolo=self.yolo)
-        decision = self.engine.decide(self.engine.make_call(spec.name, args), call_id=call_id)
+        call = self.calls[call_id] = self.engine.make_call(spec.name, args)
+        decision = self.engine.decide(call, call_id=call_id)
         if decision.needs_approval:
             self.pending[call_id] = decision
             return gate.Decision("ask", decision.reason, decision.source)
@@ -131,7 +133,7 @@ class Runtime:
     def executed(self, spec: ToolSpec, args: dict[str, Any], call_id: str, status: str) -> None:
         if self.engine is not None:
             duration = time.perf_counter() - self.started.pop(call_id, time.perf_counter())
-            call = self.engine.make_call(spec.name, args)
+            call = self.calls.pop(call_id, None) or self.engine.make_call(spec.name, args)
             self.engine.record_execution(call, status=status, duration=duration, call_id=call_id)
 
 

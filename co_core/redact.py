@@ -95,13 +95,18 @@ class Redactor:
         if key is not None and is_secret_key(key) and value not in (None, "", [], {}):
             if not isinstance(value, bool):
                 return MASK
+        kind = type(value)  # the common types first: every audit line and span passes here
+        if kind is str:
+            return self.text(value)
+        if value is None or kind is int or kind is bool or kind is float:
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
             return {str(k): self.value(v, str(k)) for k, v in value.items()}
         if isinstance(value, (list, tuple, set)):
             return [self.value(v) for v in value]
-        if value is None or isinstance(value, (bool, int, float)):
+        if isinstance(value, (bool, int, float)):
             return value
         return self.text(repr(value))
 

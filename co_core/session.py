@@ -246,7 +246,7 @@ class Session:
         deps = self.deps
         assert deps.changes is not None
         deps.changes.next_turn()
-        co.runtime.records = {}
+        co.runtime.records, co.runtime.calls, co.runtime.started = {}, {}, {}
         co.runtime.live_messages = None
 
         async def handler(ctx: Any, events: Any) -> None:
