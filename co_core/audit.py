@@ -25,6 +25,22 @@ _SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]")
 _encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder, every line
 
 
+_second: tuple[int, str] = (0, "")  # the last whole second seen and its ISO text
+
+
+def _now() -> str:
+    """UTC now with milliseconds, as ``datetime.isoformat`` writes it; the text of the
+    second is formatted once per second (two lines per tool call land in the same one)."""
+    global _second
+    now = time.time()
+    second, text = _second
+    if second != int(now):
+        second = int(now)
+        text = datetime.fromtimestamp(second, UTC).isoformat()[:-6]  # without "+00:00"
+        _second = (second, text)
+    return f"{text}.{int((now - second) * 1000):03d}+00:00"
+
+
 def audit_dir() -> Path:
     return paths.data_dir() / "audit"
 
@@ -66,13 +82,11 @@ class AuditLog:
 
     def write(self, event: str, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Append one line; it is in the file (written, unbuffered) when this returns."""
-        clean = {
-            "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
-            "session": self.session_id,
-            "event": event,
-        }
         # the time, the session id and the event name are Co's own, not content to mask
-        clean.update(self.redactor.value(dict(fields)))
+        clean = {"time": _now(), "session": self.session_id, "event": event}
+        redact = self.redactor.value
+        for name, value in fields.items():
+            clean[str(name)] = redact(value, str(name))
         clean["session"] = self.session_id  # "session" is not a secret, whatever it looks like
         data = (_encode(clean) + "\n").encode("utf-8")
         with self._lock:
