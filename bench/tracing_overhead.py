@@ -1,25 +1,27 @@
-"""Tracing overhead: one scripted 20-tool-call turn, tracing off versus on, in one run.
+"""Tracing overhead: one scripted 20-tool-call turn of Co, tracing off versus on, in one run.
 
 Run: uv run python bench/tracing_overhead.py [-n 30] [--content] [--model-ms 50]
 Target (issue 9): tracing adds at most 10 % to a turn.
 
-The model is pydantic-ai's scripted FunctionModel (no network, no latency), each tool
-reads a real file, so the turn is pure Co + pydantic-ai work and the overhead measured
-here is the worst case: with a real model, each request adds hundreds of milliseconds
-that tracing does not touch. Off and on runs are interleaved so machine noise hits both.
-Tracing "on" means what `co chat` does: SQLite exporter behind a BatchSpanProcessor,
-secrets redaction and cost computed on its worker thread (its CPU time counts too,
-since the worker shares the machine).
+The turn is what ``co chat`` runs: Co's session and agent (policy gate, audit trail, context
+fitting, session store) with the test plugin's ``lookup`` tool, driven by a scripted
+model that asks for one call per request (no network, no latency), so the overhead
+measured is the worst case: with a real model, each request adds hundreds of
+milliseconds that tracing does not touch. Off and on turns are interleaved so machine
+noise hits both. Tracing "on" means what ``co chat`` does: Co's spans (co.turn, the run,
+each request, each tool call) into the SQLite exporter behind a BatchSpanProcessor,
+secrets redaction and cost computed on its worker thread (its CPU time counts too, since
+the worker shares the machine), flushed inside the timing.
 
-A third, "spans only" column runs the same turn instrumented the same way but with a
-TracerProvider that has no exporter: the spans are made and thrown away. It separates
-what pydantic-ai's instrumentation costs on the turn's thread from what Co's export
+A third, "spans only" column makes the same spans with a TracerProvider that exports
+nothing: it separates what making spans costs on the turn's thread from what the export
 (redaction, cost, SQLite) adds.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import sys
@@ -28,29 +30,22 @@ import time
 from pathlib import Path
 
 TOOL_CALLS = 20
+HERE = Path(__file__).resolve().parent
 
 
-def build_agent(folder: Path, model_ms: float = 0.0):  # noqa: ANN201
-    from pydantic_ai import Agent
+def script(model_ms: float):  # noqa: ANN201
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
-    from pydantic_ai.models.function import FunctionModel
 
-    def script(messages, info):  # noqa: ANN001, ANN202
+    def respond(messages: list, info: object) -> ModelResponse:
         if model_ms:
             time.sleep(model_ms / 1000)  # a model's thinking time (tracing never adds to it)
         done = sum(isinstance(p, ToolCallPart) for m in messages for p in getattr(m, "parts", []))
         if done < TOOL_CALLS:
-            return ModelResponse(parts=[ToolCallPart("read_note", {"name": f"note{done}.md"})])
-        return ModelResponse(parts=[TextPart(f"Read {done} notes.")])
+            colour = ("red", "blue")[done % 2]
+            return ModelResponse(parts=[ToolCallPart("lookup", {"query": colour})])
+        return ModelResponse(parts=[TextPart(f"Looked up {done} colours.")])
 
-    agent = Agent(FunctionModel(script, model_name="scripted"), name="co")
-
-    @agent.tool_plain
-    def read_note(name: str) -> str:
-        """Read one note."""
-        return (folder / name).read_text(encoding="utf-8")
-
-    return agent
+    return respond
 
 
 def main() -> None:
@@ -66,44 +61,43 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        os.environ["CO_DATA_DIR"] = str(root / "data")
-        os.environ["CO_CONFIG_DIR"] = str(root / "config")
-        notes = root / "notes"
-        notes.mkdir()
-        for i in range(TOOL_CALLS):
-            (notes / f"note{i}.md").write_text(f"# Note {i}\n" + "lorem ipsum " * 200)
+        for kind in ("DATA", "CONFIG", "CACHE"):
+            os.environ[f"CO_{kind}_DIR"] = str(root / kind.lower())
+        os.environ["CO_LOAD_PLUGINS"] = "testplug"
+        sys.path.insert(0, str(HERE.parent / "tests" / "fixture_plugin"))
 
         from opentelemetry.sdk.trace import TracerProvider
 
         from co_core import telemetry
+        from co_core.app import load_app
+        from co_core.models import ResolvedModel
+        from co_core.scripted import scripted_model
+        from co_core.session import Session
         from co_core.telemetry import setup, spans
-        from co_core.telemetry.settings import TelemetrySettings
+        from co_core.telemetry.agent_spans import AgentTracing
 
-        settings = TelemetrySettings(include_content=args.content)
-        plain = telemetry.instrument(
-            build_agent(notes, args.model_ms)
-        )  # tracing off: not instrumented
-        bare_provider = TracerProvider()  # no exporter: spans made, then dropped
-        telemetry.setup_tracing(settings)
-        traced = telemetry.instrument(build_agent(notes, args.model_ms))
-        made = build_agent(notes, args.model_ms)
-        made.instrument = telemetry.instrumentation_settings(bare_provider)
+        app = load_app()
+        session = Session(app, trace_content=args.content)
+        session._model = ResolvedModel(scripted_model(script(args.model_ms)), "scripted")
+        session.prepare()
+        hooks = session.ready().hooks
         tracer = setup.current_provider().get_tracer("co")
-        tracers = {"off": None, "spans": bare_provider.get_tracer("co"), "on": tracer}
-        agents = {"off": plain, "spans": made, "on": traced}
+        bare_tracer = TracerProvider().get_tracer("co")  # no exporter: spans made, then dropped
+        tracers = {"off": None, "spans": bare_tracer, "on": tracer}
 
         def turn(mode: str) -> tuple[float, float]:
-            # off: Co's spans are no-ops and the agent is not instrumented, as in `co chat`
-            # with telemetry.enabled = false. On: the turn plus writing its spans (flushed
-            # inside the timing, so the export's cost is charged to the turn that made it).
+            # off: as with telemetry.enabled = false (Co's spans are no-ops, no agent spans);
+            # on: the turn plus writing its spans (flushed inside the timing, so the
+            # export's cost is charged to the turn that made it)
             spans.activate(tracers[mode], args.content)
+            hooks.tracing = None if mode == "off" else AgentTracing(tracers[mode], args.content)
+            session.history = []
             start, cpu = time.perf_counter(), time.process_time()
-            with telemetry.turn("bench", model="function:scripted"):
-                result = agents[mode].run_sync("read my notes")
+            result = asyncio.run(session.run_turn("look up some colours"))
             if mode == "on":
                 telemetry.flush()
             elapsed = time.perf_counter() - start, time.process_time() - cpu
-            assert result.output == f"Read {TOOL_CALLS} notes.", result.output
+            assert result.output == f"Looked up {TOOL_CALLS} colours.", result.output
             return elapsed
 
         modes = ("off", "spans", "on")
@@ -118,9 +112,13 @@ def main() -> None:
         telemetry.flush()
         import sqlite3
 
-        conn = sqlite3.connect(settings.database())
-        rows = conn.execute("SELECT count(*) FROM spans").fetchone()[0]
+        database = setup.telemetry_settings(app.settings).database()
+        conn = sqlite3.connect(database)
+        rows = conn.execute("SELECT count(*) FROM spans WHERE name != 'co.plugin.load'").fetchone()[
+            0
+        ]
         conn.close()
+        session.close()
         telemetry.shutdown_tracing()
 
     spans_per_turn = 1 + 1 + (TOOL_CALLS + 1) + TOOL_CALLS  # turn, run, requests, tools

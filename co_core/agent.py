@@ -152,10 +152,45 @@ class CoHooks(AbstractCapability[CoDeps]):
     # own: pydantic-ai copies the run context for every capability on every hook call and
     # wraps the event stream once per capability, so each one costs every tool call.
     fit: AbstractCapability[CoDeps] | None = None
+    # co_core.telemetry's AgentTracing when traces are on: spans from these same hooks,
+    # for the same reason (docs/observability.md, Overhead)
+    tracing: Any = None
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
         return None
+
+    async def wrap_run(self, ctx: RunContext[CoDeps], *, handler: Any) -> Any:
+        if self.tracing is None:
+            return await handler()
+        return await self.tracing.run(ctx, handler)
+
+    async def wrap_model_request(
+        self, ctx: RunContext[CoDeps], *, request_context: Any, handler: Any
+    ) -> Any:
+        if self.tracing is None:
+            return await handler(request_context)
+        return await self.tracing.model_request(ctx, request_context, handler)
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[CoDeps],
+        *,
+        call: ToolCallPart,
+        tool_def: Any,
+        args: dict[str, Any],
+        handler: Any,
+    ) -> Any:
+        if self.tracing is None:
+            return await handler(args)
+        return await self.tracing.tool(call, args, handler)
+
+    async def on_tool_validate_error(
+        self, ctx: RunContext[CoDeps], *, call: ToolCallPart, tool_def: Any, args: Any, error: Any
+    ) -> Any:
+        if self.tracing is not None:
+            self.tracing.invalid_call(call, error)
+        raise error
 
     async def before_model_request(self, ctx: RunContext[CoDeps], request_context: Any) -> Any:
         if self.fit is None:
@@ -319,6 +354,7 @@ class CoAgent:
     specs: dict[str, ToolSpec]
     runtime: Runtime
     limits: UsageLimits
+    hooks: CoHooks  # Co's capability: the gate, text tool calls, context fitting, tracing
 
 
 def build_agent(
@@ -357,7 +393,7 @@ def build_agent(
         capabilities=[hooks, *(capabilities or [])],
         defer_model_check=True,
     )
-    return CoAgent(agent, specs, runtime, UsageLimits(request_limit=core.request_limit))
+    return CoAgent(agent, specs, runtime, UsageLimits(request_limit=core.request_limit), hooks)
 
 
 def patch_dangling(messages: list[ModelMessage], note: str = INTERRUPTED) -> list[ModelMessage]:

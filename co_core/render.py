@@ -21,6 +21,10 @@ def visible(text: str) -> str:
 
 
 def _short(value: Any, width: int) -> str:
+    kind = type(value)
+    if kind is int or kind is float:
+        text = repr(value)  # as JSON writes it, without the encoder's cost
+        return text if len(text) <= width else text[: width - 1] + "…"
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -159,7 +159,7 @@ class Session:
         assert self._agent is not None
         telemetry.setup_tracing(settings, include_content=True if self.trace_content else None)
         telemetry.record_plugin_loads(self.app)
-        telemetry.instrument(self._agent.agent)
+        telemetry.instrument(self._agent)
 
     def _policy(self, session_id: str) -> Any:
         """The policy engine (rules, plugin opinions, grants, audit) behind the gate."""

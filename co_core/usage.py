@@ -97,7 +97,12 @@ def span_cost(attrs: Mapping[str, Any]) -> float | None:
     usage = Usage(
         input_tokens=int(inp or 0),
         output_tokens=int(out or 0),
-        cache_read_tokens=int(attrs.get("gen_ai.usage.cache_read_tokens") or 0) or None,
+        cache_read_tokens=int(
+            attrs.get("gen_ai.usage.cache_read.input_tokens")
+            or attrs.get("gen_ai.usage.cache_read_tokens")  # traces written before Co's own spans
+            or 0
+        )
+        or None,
     )
     found = price(usage, str(model) if model else None, provider=provider, base_url=server)
     return None if found.cost is None else float(found.cost)

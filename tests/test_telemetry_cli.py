@@ -36,7 +36,8 @@ def scripted_turns(count: int = 1) -> None:
     app = make_app({})
     telemetry.setup_tracing(app.settings)
     telemetry.record_plugin_loads(app)  # a co.startup root: not a turn
-    agent = Agent(FunctionModel(_script, model_name="scripted"), name="co")
+    model = FunctionModel(_script, model_name="scripted")
+    agent = Agent(model, name="co", capabilities=telemetry.capabilities())
 
     @agent.tool_plain
     def search_notes(query: str) -> str:
@@ -48,7 +49,6 @@ def scripted_turns(count: int = 1) -> None:
         """Send mail."""
         raise ModelRetry("the address 'x' is not an email address")
 
-    telemetry.instrument(agent)
     for i in range(count):
         with telemetry.turn(f"session-{i}", model="function:scripted"):
             agent.run_sync("find my otel notes")

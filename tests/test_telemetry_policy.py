@@ -78,21 +78,27 @@ def test_a_tool_can_annotate_its_own_span(co_dirs: Path) -> None:
             return ModelResponse(parts=[ToolCallPart("cached", {"key": "k"})])
         return ModelResponse(parts=[TextPart("done")])
 
-    agent = Agent(FunctionModel(script, model_name="scripted"), name="co")
+    def build() -> Agent:
+        agent = Agent(
+            FunctionModel(script, model_name="scripted"),
+            name="co",
+            capabilities=telemetry.capabilities(),
+        )
 
-    @agent.tool
-    def cached(ctx: RunContext[None], key: str) -> str:
-        """Answers from a cache and says so on its span."""
-        traced = telemetry.tool_span(ctx.tool_call_id)
-        assert telemetry.tool_span("another-call") is None
-        if traced is not None:
-            traced.set(cache_hit=True)
-        return "v"
+        @agent.tool
+        def cached(ctx: RunContext[None], key: str) -> str:
+            """Answers from a cache and says so on its span."""
+            traced = telemetry.tool_span(ctx.tool_call_id)
+            assert telemetry.tool_span("another-call") is None
+            if traced is not None:
+                traced.set(cache_hit=True)
+            return "v"
+
+        return agent
 
     try:
         telemetry.setup_tracing(make_app({}).settings)
-        telemetry.instrument(agent)
-        agent.run_sync("go")
+        build().run_sync("go")
         telemetry.flush()
     finally:
         telemetry.shutdown_tracing()

@@ -42,7 +42,9 @@ def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 
 def build_agent() -> Agent:
-    agent = Agent(FunctionModel(_script, model_name="scripted"), name="co")
+    """A plain pydantic-ai agent with Co's spans (``co chat`` has them in CoHooks)."""
+    model = FunctionModel(_script, model_name="scripted")
+    agent = Agent(model, name="co", capabilities=telemetry.capabilities())
 
     @agent.tool_plain
     def lookup(query: str) -> str:
@@ -63,7 +65,7 @@ def build_agent() -> Agent:
 
 def run_turn(settings: Any, *, include_content: bool | None = None) -> Any:
     telemetry.setup_tracing(settings, include_content=include_content)
-    agent = telemetry.instrument(build_agent())
+    agent = build_agent()
     with telemetry.turn("session-1", model="function:scripted", prompt=PROMPT_MARK) as turn:
         result = agent.run_sync(PROMPT_MARK)
         turn.set(input_tokens=result.usage.input_tokens, output_tokens=result.usage.output_tokens)
@@ -119,6 +121,34 @@ def test_scripted_run_is_a_span_tree_in_sqlite(traced: Path) -> None:
         assert json.loads(r["context"])["span_id"] == r["id"]
 
 
+def test_a_call_with_invalid_arguments_is_a_failed_tool_span_that_ran_nothing(
+    traced: Path,
+) -> None:
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:  # small local models often send garbage arguments
+            return ModelResponse(parts=[ToolCallPart("count", {"n": "lots"})])
+        return ModelResponse(parts=[TextPart("Sorry.")])
+
+    ran: list[int] = []
+    telemetry.setup_tracing(make_app({}).settings)
+    model = FunctionModel(script, model_name="scripted")
+    agent = Agent(model, name="co", capabilities=telemetry.capabilities())
+
+    @agent.tool_plain
+    def count(n: int) -> int:
+        """Count to n."""
+        ran.append(n)
+        return n
+
+    assert agent.run_sync("count").output == "Sorry."
+    telemetry.flush()
+    (tool,) = [r for r in span_rows(traced) if r["name"] == "execute_tool count"]
+    assert ran == [] and tool["status"] == "ERROR"
+    assert tool["attrs"]["pydantic_ai.tool.failure_stage"] == "validation"
+    assert tool["attrs"]["pydantic_ai.tool.retry.cause"] == "validation_error"
+    assert "lots" not in tool["attributes"] + tool["events"]  # the arguments are content
+
+
 def test_database_is_wal_indexed_and_private(traced: Path) -> None:
     run_turn(make_app({}).settings)
     conn = sqlite3.connect(traced)
@@ -171,7 +201,7 @@ def test_history_shape_is_kept_only_with_content(traced: Path, content: bool) ->
 def test_tracing_off_writes_nothing_and_spans_are_no_ops(traced: Path) -> None:
     assert telemetry.setup_tracing(make_app({"telemetry": {"enabled": False}}).settings) is None
     assert telemetry.span("co.policy.decision", key="x") is telemetry.NO_SPAN
-    agent = telemetry.instrument(build_agent())
+    agent = build_agent()
     assert agent.run_sync("hi").output == "All done."
     assert not traced.exists()
 
@@ -184,7 +214,7 @@ def test_unusable_database_is_a_warning_not_a_failure(
     settings = make_app({}).settings
     assert telemetry.setup_tracing(settings) is None
     assert "traces not saved" in capsys.readouterr().err
-    assert telemetry.instrument(build_agent()).run_sync("hi").output == "All done."
+    assert build_agent().run_sync("hi").output == "All done."
     assert traced.read_bytes().startswith(b"this is not a database")  # nothing lost
 
 

@@ -47,6 +47,20 @@ def test_known_price_from_the_price_table() -> None:
     assert format_usage_line(gemini).endswith(f"${gemini.cost:.4f}")
 
 
+def test_a_request_span_is_priced_from_the_attributes_co_writes() -> None:
+    from pydantic_ai.usage import RequestUsage
+
+    from co_core.usage import span_cost
+
+    usage = RequestUsage(input_tokens=1_000_000, cache_read_tokens=1_000_000)
+    attrs = {**usage.opentelemetry_attributes(), "gen_ai.response.model": "gpt-4o"}
+    attrs["gen_ai.provider.name"] = "openai"
+    # every input token read from the cache: charged at the cache price, not the full one
+    assert span_cost(attrs) == 1.25
+    del attrs["gen_ai.usage.cache_read.input_tokens"]
+    assert span_cost(attrs) == 2.5
+
+
 def test_unknown_price_is_said_plainly_not_guessed() -> None:
     turn = turn_usage(
         RunUsage(input_tokens=10, output_tokens=5, requests=1), "openai:no-such-model-xyz"

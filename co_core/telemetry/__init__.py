@@ -13,10 +13,10 @@ from co_core.telemetry.spans import NO_SPAN, include_content, span, tool_span, t
 
 __all__ = [
     "NO_SPAN",
+    "capabilities",
     "flush",
     "include_content",
     "instrument",
-    "instrumentation_settings",
     "record_plugin_loads",
     "setup_tracing",
     "shutdown_tracing",
@@ -45,16 +45,18 @@ def flush(timeout_millis: int = 5000) -> bool:
     return _flush(timeout_millis)
 
 
-def instrument(agent_or_settings: Any) -> Any:
+def instrument(agent: Any) -> Any:
+    """Trace Co's agent (``CoAgent``): runs, model requests, tool calls; see setup.instrument."""
     from co_core.telemetry.setup import instrument as _instrument
 
-    return _instrument(agent_or_settings)
+    return _instrument(agent)
 
 
-def instrumentation_settings(provider: Any = None) -> Any:
-    from co_core.telemetry.setup import instrumentation_settings as _settings
+def capabilities() -> list[Any]:
+    """Co's spans as pydantic-ai capabilities, for an agent Co did not build."""
+    from co_core.telemetry.setup import capabilities as _capabilities
 
-    return _settings(provider)
+    return _capabilities()
 
 
 def record_plugin_loads(app_or_host: Any) -> int:

@@ -165,33 +165,35 @@ def record_plugin_loads(app_or_host: Any) -> int:
     return len(loaded)
 
 
-def instrumentation_settings(provider: Any = None) -> Any:
-    """pydantic-ai ``InstrumentationSettings`` for the current provider (None: tracing off)."""
-    provider = provider or _current["provider"]
-    if provider is None:
+def agent_tracing() -> Any:
+    """The spans for an agent's runs, requests and tool calls (None: tracing is off)."""
+    tracer = spans._state["tracer"]
+    if tracer is None:
         return None
-    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from co_core.telemetry.agent_spans import AgentTracing
 
-    return InstrumentationSettings(
-        tracer_provider=provider,
-        include_content=bool(_current.get("content")),
-        include_binary_content=False,
-        include_model_request_parameters=False,
-    )
+    return AgentTracing(tracer, content=spans.include_content())
 
 
-def instrument(agent_or_settings: Any) -> Any:
-    """Trace a pydantic-ai Agent's runs, model requests and tool calls.
+def instrument(agent: Any) -> Any:
+    """Trace an agent's runs, model requests and tool calls; returns the agent.
 
-    ``instrument(agent)`` sets ``agent.instrument`` from the running provider and returns
-    the agent (untraced when tracing is off). ``instrument(settings)`` starts tracing if it
-    is not running yet and returns the ``InstrumentationSettings`` (or None).
+    Co's own agent (``co_core.agent.CoAgent``) traces from its ``CoHooks``. For any
+    other pydantic-ai agent use :func:`capabilities` when building it instead.
     """
-    from pydantic_ai import Agent
+    hooks = getattr(agent, "hooks", None)
+    if hooks is None:
+        raise TypeError("instrument() takes Co's agent; pass capabilities() to other agents")
+    hooks.tracing = agent_tracing()
+    return agent
 
-    if isinstance(agent_or_settings, Agent):
-        agent_or_settings.instrument = instrumentation_settings() or False
-        return agent_or_settings
-    if _current["provider"] is None:
-        setup_tracing(agent_or_settings)
-    return instrumentation_settings()
+
+def capabilities() -> list[Any]:
+    """``Agent(..., capabilities=telemetry.capabilities())``: Co's spans for an agent Co
+    did not build (empty when tracing is off)."""
+    tracing = agent_tracing()
+    if tracing is None:
+        return []
+    from co_core.telemetry.agent_spans import TracingCapability
+
+    return [TracingCapability(tracing)]

@@ -1,0 +1,229 @@
+"""Spans for an agent's runs, model requests and tool calls, made by Co itself.
+
+``co chat`` and ``co ask`` trace their agent from ``CoHooks``, the capability Co's agent
+has anyway, rather than through pydantic-ai's instrumentation: that is a capability of its
+own (pydantic-ai copies the run context for it on every hook call and passes every event
+through it) and prepares the whole conversation as span attributes on every request even
+when content is off. Here a span costs what OpenTelemetry charges for it, and content is
+serialised only when the user opted in (docs/observability.md, Overhead).
+
+The spans follow OpenTelemetry's GenAI conventions as pydantic-ai writes them, so the
+trace database, ``co traces``, Datasette's queries and any OTLP backend read them alike:
+``invoke_agent co`` per run, ``chat <model>`` per request, ``execute_tool <tool>`` per call.
+Other agents (a plugin's own) get the same spans from :func:`tracing_capability`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+from opentelemetry.trace import Span, StatusCode
+from pydantic import ValidationError
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    SkipToolExecution,
+    ToolRetryError,
+)
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_core import to_json
+
+_NO_CONTROL = (ApprovalRequired, CallDeferred, SkipToolExecution)  # control flow, not failures
+_OPTIONS = {"record_exception": False, "set_status_on_exception": False}
+
+
+def _json(value: Any) -> str:
+    return value if isinstance(value, str) else to_json(value, fallback=str).decode()
+
+
+def _failed(span: Span, error: BaseException, content: bool) -> None:
+    """Mark ``span`` failed with the error's type (its message only with content on)."""
+    name = f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins.")
+    event = {"exception.type": name, "exception.escaped": "True"}
+    if content:
+        event["exception.message"] = str(error)
+    span.add_event("exception", event)
+    short = type(error).__qualname__
+    span.set_status(StatusCode.ERROR, f"{short}: {error}" if content else short)
+
+
+def _retry_cause(error: BaseException) -> str | None:
+    if isinstance(error, ToolRetryError):
+        retry = getattr(error.tool_retry, "retry", None)
+        return str(getattr(retry, "cause", None) or "model_retry")
+    if isinstance(error, ModelRetry):
+        return "model_retry"
+    if isinstance(error, ValidationError):
+        return "validation_error"
+    return None
+
+
+def _output_shape(response: ModelResponse, content: bool) -> str:
+    """``gen_ai.output.messages``: what the model answered (parts' kinds and tool names;
+    their text and arguments only with content on)."""
+    parts: list[dict[str, Any]] = []
+    for part in response.parts:
+        if isinstance(part, ToolCallPart):
+            call: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id}
+            call["name"] = part.tool_name
+            if content:
+                call["arguments"] = part.args_as_dict()
+            parts.append(call)
+        elif isinstance(part, TextPart):
+            parts.append({"type": "text", **({"content": part.content} if content else {})})
+        else:
+            parts.append({"type": getattr(part, "part_kind", "other")})
+    message: dict[str, Any] = {"role": "assistant", "parts": parts}
+    if response.finish_reason:
+        message["finish_reason"] = response.finish_reason
+    return _json([message])
+
+
+@dataclass
+class AgentTracing:
+    """Opens the spans; ``content`` adds prompts, answers, arguments and results."""
+
+    tracer: Any
+    content: bool = False
+
+    async def run(self, ctx: Any, handler: Callable[[], Awaitable[Any]]) -> Any:
+        name = (ctx.agent.name if ctx.agent is not None else None) or "co"
+        attrs = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": name,
+            "gen_ai.conversation.id": ctx.conversation_id or "",
+        }
+        with self.tracer.start_as_current_span(
+            f"invoke_agent {name}", attributes=attrs, **_OPTIONS
+        ) as span:
+            try:
+                result = await handler()
+            except BaseException as error:
+                _failed(span, error, self.content)
+                raise
+            if self.content:
+                span.set_attribute("final_result", _json(result.output))
+            return result
+
+    async def model_request(
+        self, ctx: Any, request_context: Any, handler: Callable[[Any], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        model = request_context.model
+        attrs = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": model.model_name,
+            "gen_ai.provider.name": model.system,
+            "gen_ai.system": model.system,
+        }
+        base_url = getattr(model, "base_url", None)
+        if base_url and (host := urlparse(base_url).hostname):
+            attrs["server.address"] = host
+        span_name = f"chat {model.model_name}"
+        with self.tracer.start_as_current_span(span_name, attributes=attrs, **_OPTIONS) as span:
+            try:
+                response = await handler(request_context)
+            except BaseException as error:
+                _failed(span, error, self.content)
+                raise
+            if span.is_recording():
+                span.set_attributes(self._response_attributes(request_context, response))
+            return response
+
+    def _response_attributes(self, request_context: Any, response: ModelResponse) -> dict[str, Any]:
+        attrs: dict[str, Any] = dict(response.usage.opentelemetry_attributes())
+        attrs["gen_ai.output.messages"] = _output_shape(response, self.content)
+        if response.model_name:
+            attrs["gen_ai.response.model"] = response.model_name
+        if response.provider_response_id:
+            attrs["gen_ai.response.id"] = response.provider_response_id
+        if response.finish_reason:
+            attrs["gen_ai.response.finish_reasons"] = [response.finish_reason]
+        if self.content:  # the whole conversation so far, once per request: opt-in only
+            from pydantic_ai.models.instrumented import InstrumentationSettings
+
+            otel = InstrumentationSettings(include_binary_content=False)
+            messages = otel.messages_to_otel_messages(list(request_context.messages))
+            attrs["gen_ai.input.messages"] = _json(messages)
+            params = request_context.model_request_parameters
+            instructions = "\n\n".join(p.content for p in params.instruction_parts or [])
+            attrs.update(otel.system_instructions_attributes(instructions or None))
+        return attrs
+
+    async def tool(
+        self,
+        call: ToolCallPart,
+        args: dict[str, Any],
+        handler: Callable[[dict[str, Any]], Awaitable[Any]],
+    ) -> Any:
+        attrs = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": call.tool_name,
+            "gen_ai.tool.call.id": call.tool_call_id,
+        }
+        if self.content:
+            attrs["gen_ai.tool.call.arguments"] = _json(args)
+        with self.tracer.start_as_current_span(
+            f"execute_tool {call.tool_name}", attributes=attrs, **_OPTIONS
+        ) as span:
+            try:
+                result = await handler(args)
+            except _NO_CONTROL:
+                raise  # held for approval, deferred or skipped: co.policy.* says which
+            except BaseException as error:
+                if (cause := _retry_cause(error)) is not None:
+                    span.set_attribute("pydantic_ai.tool.retry.cause", cause)
+                _failed(span, error, self.content)
+                raise
+            if self.content:
+                span.set_attribute("gen_ai.tool.call.result", _json(result))
+            return result
+
+    def invalid_call(self, call: ToolCallPart, error: BaseException) -> None:
+        """A call whose arguments did not validate: a failed tool span that ran nothing."""
+        attrs = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": call.tool_name,
+            "gen_ai.tool.call.id": call.tool_call_id,
+            "pydantic_ai.tool.failure_stage": "validation",
+        }
+        if self.content:
+            attrs["gen_ai.tool.call.arguments"] = _json(call.args)
+        with self.tracer.start_as_current_span(
+            f"execute_tool {call.tool_name}", attributes=attrs, **_OPTIONS
+        ) as span:
+            if (cause := _retry_cause(error)) is not None:
+                span.set_attribute("pydantic_ai.tool.retry.cause", cause)
+            _failed(span, error, self.content)
+
+
+@dataclass
+class TracingCapability(AbstractCapability[Any]):
+    """:class:`AgentTracing` for an agent that is not Co's own (Co's has it in ``CoHooks``)."""
+
+    tracing: AgentTracing
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None
+
+    async def wrap_run(self, ctx: Any, *, handler: Any) -> Any:
+        return await self.tracing.run(ctx, handler)
+
+    async def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Any:
+        return await self.tracing.model_request(ctx, request_context, handler)
+
+    async def wrap_tool_execute(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: Any, args: dict[str, Any], handler: Any
+    ) -> Any:
+        return await self.tracing.tool(call, args, handler)
+
+    async def on_tool_validate_error(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: Any, args: Any, error: Any
+    ) -> Any:
+        self.tracing.invalid_call(call, error)
+        raise error
