@@ -185,17 +185,22 @@ def test_content_setting_opts_in(traced: Path) -> None:
 
 
 @pytest.mark.parametrize("content", [False, True])
-def test_history_shape_is_kept_only_with_content(traced: Path, content: bool) -> None:
-    # Without content, a model request's span does not repeat the shape of the whole
-    # history (which grows with the square of a turn's length); the request's own
-    # answer, tokens and cost stay.
+def test_messages_are_kept_only_with_content(traced: Path, content: bool) -> None:
+    # Without content, a model request's span carries neither the history (which would
+    # grow with the square of a turn's length) nor the answer's shape (the tool spans
+    # name the calls); the request's model, tokens and cost stay.
     run_turn(make_app({}).settings, include_content=content)
     requests = [r for r in span_rows(traced) if r["name"].startswith("chat ")]
     assert len(requests) >= 2
     for row in requests:
         assert ("gen_ai.input.messages" in row["attrs"]) is content
-        assert "gen_ai.output.messages" in row["attrs"]
+        assert ("gen_ai.output.messages" in row["attrs"]) is content
         assert row["attrs"]["gen_ai.usage.input_tokens"] > 0
+        assert row["attrs"]["gen_ai.response.model"] == "scripted"
+    if content:
+        answer = json.loads(requests[0]["attrs"]["gen_ai.output.messages"])
+        assert [p["name"] for p in answer[0]["parts"]] == ["lookup", "flaky"]
+        assert PROMPT_MARK in requests[0]["attrs"]["gen_ai.input.messages"]
 
 
 def test_tracing_off_writes_nothing_and_spans_are_no_ops(traced: Path) -> None:

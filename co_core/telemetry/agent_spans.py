@@ -63,19 +63,21 @@ def _retry_cause(error: BaseException) -> str | None:
     return None
 
 
-def _output_shape(response: ModelResponse, content: bool) -> str:
-    """``gen_ai.output.messages``: what the model answered (parts' kinds and tool names;
-    their text and arguments only with content on)."""
+def _output_messages(response: ModelResponse) -> str:
+    """``gen_ai.output.messages``: what the model answered, text and tool calls."""
     parts: list[dict[str, Any]] = []
     for part in response.parts:
         if isinstance(part, ToolCallPart):
-            call: dict[str, Any] = {"type": "tool_call", "id": part.tool_call_id}
-            call["name"] = part.tool_name
-            if content:
-                call["arguments"] = part.args_as_dict()
-            parts.append(call)
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": part.tool_call_id,
+                    "name": part.tool_name,
+                    "arguments": part.args_as_dict(),
+                }
+            )
         elif isinstance(part, TextPart):
-            parts.append({"type": "text", **({"content": part.content} if content else {})})
+            parts.append({"type": "text", "content": part.content})
         else:
             parts.append({"type": getattr(part, "part_kind", "other")})
     message: dict[str, Any] = {"role": "assistant", "parts": parts}
@@ -118,7 +120,6 @@ class AgentTracing:
             "gen_ai.operation.name": "chat",
             "gen_ai.request.model": model.model_name,
             "gen_ai.provider.name": model.system,
-            "gen_ai.system": model.system,
         }
         base_url = getattr(model, "base_url", None)
         if base_url and (host := urlparse(base_url).hostname):
@@ -136,16 +137,16 @@ class AgentTracing:
 
     def _response_attributes(self, request_context: Any, response: ModelResponse) -> dict[str, Any]:
         attrs: dict[str, Any] = dict(response.usage.opentelemetry_attributes())
-        attrs["gen_ai.output.messages"] = _output_shape(response, self.content)
         if response.model_name:
             attrs["gen_ai.response.model"] = response.model_name
         if response.provider_response_id:
             attrs["gen_ai.response.id"] = response.provider_response_id
         if response.finish_reason:
             attrs["gen_ai.response.finish_reasons"] = [response.finish_reason]
-        if self.content:  # the whole conversation so far, once per request: opt-in only
+        if self.content:  # the answer, and the whole conversation so far: opt-in only
             from pydantic_ai.models.instrumented import InstrumentationSettings
 
+            attrs["gen_ai.output.messages"] = _output_messages(response)
             otel = InstrumentationSettings(include_binary_content=False)
             messages = otel.messages_to_otel_messages(list(request_context.messages))
             attrs["gen_ai.input.messages"] = _json(messages)
