@@ -58,6 +58,10 @@ def is_local_url(url: str | None) -> bool:
     return host in _LOCAL_HOSTS or host.endswith(".localhost")
 
 
+def _local(provider: str | None, base_url: str | None) -> bool:
+    return (provider or "").lower() in LOCAL_PROVIDERS or is_local_url(base_url)
+
+
 def price(
     usage: Any,
     model: str | None,
@@ -68,7 +72,7 @@ def price(
     """What ``usage`` (a RunUsage, RequestUsage or genai_prices Usage) cost on ``model``."""
     named, name = split_model(model)
     provider = (provider or named or "").lower() or None
-    if provider in LOCAL_PROVIDERS or is_local_url(base_url):
+    if _local(provider, base_url):
         return Price(Decimal(0), local=True)
     if not name:
         return Price(None, reason="no model named")
@@ -92,6 +96,8 @@ def span_cost(attrs: Mapping[str, Any]) -> float | None:
     model = attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")
     provider = attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system")
     server = attrs.get("server.address")
+    if _local(provider, server):  # every request of a local model: no price table needed
+        return 0.0
     from genai_prices import Usage
 
     usage = Usage(

@@ -124,16 +124,19 @@ class AgentTracing:
         base_url = getattr(model, "base_url", None)
         if base_url and (host := urlparse(base_url).hostname):
             attrs["server.address"] = host
-        span_name = f"chat {model.model_name}"
-        with self.tracer.start_as_current_span(span_name, attributes=attrs, **_OPTIONS) as span:
-            try:
-                response = await handler(request_context)
-            except BaseException as error:
-                _failed(span, error, self.content)
-                raise
-            if span.is_recording():
-                span.set_attributes(self._response_attributes(request_context, response))
+        # Not made the current span: nothing of Co's runs inside a request (streamed, it
+        # runs in a task of its own), and attaching it to the context would cost every time.
+        span = self.tracer.start_span(f"chat {model.model_name}", attributes=attrs)
+        try:
+            response = await handler(request_context)
+        except BaseException as error:
+            _failed(span, error, self.content)
+            raise
+        else:
+            span.set_attributes(self._response_attributes(request_context, response))
             return response
+        finally:
+            span.end()
 
     def _response_attributes(self, request_context: Any, response: ModelResponse) -> dict[str, Any]:
         attrs: dict[str, Any] = dict(response.usage.opentelemetry_attributes())

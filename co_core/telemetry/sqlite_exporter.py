@@ -61,7 +61,7 @@ def row(span: ReadableSpan) -> tuple[Any, ...]:
         iso(span.start_time),
         iso(span.end_time),
         _json(dict(span.attributes or {})),
-        _json(events),
+        _json(events) if events else "[]",  # most spans have none
         span.status.status_code.name,
         trace_id,
         parent_id,
