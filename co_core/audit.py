@@ -70,6 +70,11 @@ def prune(days: int, now: float | None = None) -> list[Path]:
 class AuditLog:
     """Appends redacted lines to this session's audit file."""
 
+    # Pruning deletes only files not written to for a day or more (policy.audit_days >= 1),
+    # so while lines keep coming the file cannot have been pruned; whether it still
+    # exists is checked again (one fstat) only after this long without a line.
+    recheck_after = 3600.0
+
     def __init__(
         self, session_id: str, redactor: Redactor | None = None, *, days: int = 30
     ) -> None:
@@ -77,6 +82,7 @@ class AuditLog:
         self.redactor = redactor or Redactor()
         self.path = audit_file(session_id)
         self._fd: int | None = None  # opened on the first line, kept open (one write per line)
+        self._written = 0.0  # time.monotonic() of the last line
         self._lock = threading.Lock()
         prune(days)
 
@@ -97,13 +103,19 @@ class AuditLog:
 
     def _open(self) -> int:
         """The file's descriptor, reopened if the file was deleted meanwhile (pruned)."""
+        now = time.monotonic()
         if self._fd is not None:
+            if now - self._written < self.recheck_after:
+                self._written = now
+                return self._fd
             try:
                 if os.fstat(self._fd).st_nlink > 0:
+                    self._written = now
                     return self._fd
             except OSError:
                 pass
             self._close()
+        self._written = now
         paths.ensure(self.path.parent)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         return self._fd

@@ -156,7 +156,10 @@ def test_shell_parts_and_approved_keys_are_readable_in_the_audit(
 def test_lines_keep_coming_after_the_file_is_pruned_mid_session(co_dirs: Path) -> None:
     log = audit.AuditLog("long-session")
     log.write("decision", {"tool": "first"})
-    log.path.unlink()  # another Co with audit_days=0 pruned it while this session runs
+    # the session sat idle for longer than the recheck interval, and meanwhile another Co
+    # pruned the file (only a file not written to for a day can be pruned)
+    log.recheck_after = 0
+    log.path.unlink()
     log.write("decision", {"tool": "second"})
     log.close()
     log.write("execution", {"tool": "third"})  # after close: reopened, nothing lost

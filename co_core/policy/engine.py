@@ -319,7 +319,12 @@ class PolicyEngine:
     def decide_key(self, key: str, extra: Mapping[str, list[Rule]] | None = None) -> KeyDecision:
         """The strongest level with a matching rule decides; see docs/policy.md."""
         for level in reversed(LEVELS):
-            rules = self._levels[level] + list((extra or {}).get(level, []))
+            rules = self._levels[level]
+            more = extra.get(level) if extra else None
+            if more:
+                rules = [*rules, *more]
+            elif not rules:
+                continue
             found = [r for r in rules if matches(r.match, key, self.prefixes)]
             if found:
                 best = max(found, key=Rule.rank)
