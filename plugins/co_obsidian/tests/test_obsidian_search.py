@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -190,18 +192,28 @@ def test_index_rebuilt_when_deleted_or_corrupt(vault: Path, ctx, co_dirs: Path) 
     assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
 
 
-def test_very_common_words_still_rank_titles_first_and_miss_nothing(
-    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
+def _aged(path: Path, days: float) -> Path:
+    """Set a note's modification time to ``days`` ago."""
+    stamp = time.time() - days * 86400
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def test_very_common_words_rank_titles_first_then_newest_first(
+    vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from co_obsidian import index
 
     monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)  # as if "gardening" were in 2,000+ notes
-    for i in range(5):
-        write(vault, f"b{i}.md", f"some gardening text {i}")
-    write(vault, "z/Gardening.md", "tips")
+    ctx = make_ctx(vault, recheck_seconds=0)
+    for i, days in enumerate([3, 1, 5, 2, 4]):
+        _aged(write(vault, f"b{i}.md", f"some gardening text {i}"), days)
+    _aged(write(vault, "z/Gardening.md", "tips"), 9)
     found = paths(search_notes(ctx, "gardening", limit=50))
-    assert found[0] == "z/Gardening.md"
-    assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
+    assert found == ["z/Gardening.md", "b1.md", "b3.md", "b0.md", "b4.md", "b2.md"]
+    write(vault, "b2.md", "some gardening text, edited just now")
+    found = paths(search_notes(ctx, "gardening", limit=50))
+    assert found == ["z/Gardening.md", "b2.md", "b1.md", "b3.md", "b0.md", "b4.md"]
 
 
 @pytest.mark.parametrize("many", [False, True])
@@ -210,7 +222,7 @@ def test_phrases_rank_titles_first_however_many_notes_match(
 ) -> None:
     from co_obsidian import index
 
-    if many:  # as if the phrase were in 2,000+ notes: titles first, then the rest by path
+    if many:  # as if the phrase's words were together in 2,000+ notes
         monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
     for i in range(5):
         write(vault, f"b{i}.md", f"some garden tips {i}, and garden and tips apart")
@@ -221,6 +233,82 @@ def test_phrases_rank_titles_first_however_many_notes_match(
     assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
     found = paths(search_notes(ctx, '"garden tips" short', limit=50))
     assert found == ["z/Garden tips.md"]
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_phrase_of_common_words_finds_exactly_the_notes_holding_it(
+    vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch, many: bool
+) -> None:
+    from co_obsidian import index
+
+    if many:  # the words are together in "too many" notes (8 of them; the phrase, as
+        # FTS5 sees it, in 6): the phrase is not scored
+        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 6)
+    ctx = make_ctx(vault, recheck_seconds=0)
+    holding = {
+        "upper.md": "Order a CAFÉ CRÈME, then leave.",
+        "nfd.md": "le cafe\u0301 cre\u0300me du matin",  # decomposed accents
+        "plain.md": "cafe creme, no accents",
+        "lines.md": "one café\n   crème across lines",
+        "heading.md": "# Café crème\nbody",
+    }
+    missing = {
+        "comma.md": "café, crème: punctuation between",
+        "reversed.md": "crème café",
+        "longer.md": "cafés crèmes and cafe cremeux",
+        "apart.md": "café au lait and crème brûlée",
+    }
+    for days, (rel, text) in enumerate({**holding, **missing}.items()):
+        _aged(write(vault, rel, text), days)
+    for query in ['"café crème"', '"CAFE creme"', '"cafe\u0301 crème"']:
+        found = paths(search_notes(ctx, query, limit=50))
+        assert sorted(found) == sorted(holding)
+        assert found[0] == "heading.md"
+        if many:  # after the heading match, newest first
+            assert found == ["heading.md", "upper.md", "nfd.md", "plain.md", "lines.md"]
+    assert paths(search_notes(ctx, '"café crème" matin', limit=50)) == ["nfd.md"]
+    _aged(write(vault, "plain.md", "no longer"), 0)
+    (vault / "nfd.md").unlink()
+    assert sorted(paths(search_notes(ctx, '"café crème"', limit=50))) == [
+        "heading.md",
+        "lines.md",
+        "upper.md",
+    ]
+
+
+def test_phrase_of_rarer_words_is_ranked_by_bm25(vault: Path, ctx) -> None:
+    filler = "lorem ipsum dolor sit amet " * 10
+    write(vault, "once.md", f"{filler} the weekly review {filler}")
+    write(vault, "thrice.md", f"{filler} weekly review, weekly review, weekly review {filler}")
+    write(vault, "none.md", f"{filler} a review, weekly {filler}")
+    assert paths(search_notes(ctx, '"weekly review"')) == ["thrice.md", "once.md"]
+
+
+def test_index_of_an_older_version_is_rebuilt(vault: Path, make_ctx, co_dirs: Path) -> None:
+    import sqlite3
+
+    write(vault, "a.md", "heron")
+    ctx = make_ctx(vault)
+    assert paths(search_notes(ctx, "heron")) == ["a.md"]
+    ctx.deps.close()
+    db = next((co_dirs.parent / "co-cache" / "obsidian").glob("*.sqlite"))
+    with sqlite3.connect(db) as conn:  # an index as an older Co left it: schema 4, and
+        conn.execute("UPDATE meta SET value='4' WHERE key='schema'")  # content that does
+        conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")  # not fit this version
+    conn.close()
+    ctx = make_ctx(vault)
+    assert paths(search_notes(ctx, "heron")) == ["a.md"]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
+            index_schema(),
+        )
+    conn.close()
+
+
+def index_schema() -> str:
+    from co_obsidian.index import SCHEMA
+
+    return SCHEMA
 
 
 def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
