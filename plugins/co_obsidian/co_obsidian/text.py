@@ -274,6 +274,8 @@ def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str
     hits: list[tuple[int, int, int]] = []  # start, end, term index
     for index, pattern in enumerate(patterns):
         for count, m in enumerate(pattern.finditer(text)):
+            if len(patterns) == 1 and hits and m.start() >= max(0, hits[0][0] - width // 3) + width:
+                break  # one term: the window is around its first match, and this is past it
             hits.append((m.start(), m.end(), index))
             if count >= 50:
                 break
