@@ -98,6 +98,14 @@ def test_snippet_is_around_the_best_match(vault: Path, ctx) -> None:
     assert "   …" in display  # the snippet starts mid-note, not at its start
 
 
+def test_snippet_of_one_term_is_around_its_first_match(vault: Path, ctx) -> None:
+    words = " ".join(f"word{i}" for i in range(300))
+    write(vault, "a.md", f"{words} heron one heron two heron {words} heron far away")
+    display = search_notes(ctx, "HERON").display
+    assert "**heron** one **heron** two **heron**" in display
+    assert "far away" not in display and display.count("**heron**") == 3
+
+
 def test_pages(vault: Path, ctx) -> None:
     for i in range(7):
         write(vault, f"n{i}.md", f"alpha note {i}")
