@@ -284,6 +284,25 @@ def test_phrase_of_common_words_finds_exactly_the_notes_holding_it(
     ]
 
 
+def test_pages_of_an_unscored_phrase_list_every_match_once(
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import index
+
+    monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+    for i in range(7):
+        _aged(write(vault, f"n{i}.md", f"the weekly review, part {i}"), i)
+    _aged(write(vault, "Weekly review.md", "how to"), 30)
+    write(vault, "other.md", "weekly notes and a review")
+    pages = [search_notes(ctx, '"weekly review"', limit=3, page=p) for p in (1, 2, 3)]
+    assert [paths(r) for r in pages] == [
+        ["Weekly review.md", "n0.md", "n1.md"],
+        ["n2.md", "n3.md", "n4.md"],
+        ["n5.md", "n6.md"],
+    ]
+    assert [r.has_more for r in pages] == [True, True, False]
+
+
 def test_phrase_of_rarer_words_is_ranked_by_bm25(vault: Path, ctx) -> None:
     filler = "lorem ipsum dolor sit amet " * 10
     write(vault, "once.md", f"{filler} the weekly review {filler}")
