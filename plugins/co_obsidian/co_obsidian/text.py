@@ -272,13 +272,23 @@ def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str
     """The part of ``text`` around its best match: the window holding the most distinct
     terms, earliest first; matches in **bold**, whitespace collapsed."""
     hits: list[tuple[int, int, int]] = []  # start, end, term index
-    for index, pattern in enumerate(patterns):
-        for count, m in enumerate(pattern.finditer(text)):
-            if len(patterns) == 1 and hits and m.start() >= max(0, hits[0][0] - width // 3) + width:
-                break  # one term: the window is around its first match, and this is past it
-            hits.append((m.start(), m.end(), index))
-            if count >= 50:
-                break
+    if len(patterns) == 1:  # the window is around the first match: read no further
+        first = patterns[0].search(text)
+        if first is not None:
+            # a match is marked if it ends inside the window; to end there it needs the
+            # character after it (its right edge), so the search stops one past the window
+            hits.append((first.start(), first.end(), 0))
+            stop = min(len(text), max(0, first.start() - width // 3) + width + 1)
+            for count, m in enumerate(patterns[0].finditer(text, first.end(), stop), 1):
+                hits.append((m.start(), m.end(), 0))
+                if count >= 50:
+                    break
+    else:
+        for index, pattern in enumerate(patterns):
+            for count, m in enumerate(pattern.finditer(text)):
+                hits.append((m.start(), m.end(), index))
+                if count >= 50:
+                    break
     if not hits:
         return _collapse(text[:width]) + ("…" if len(text) > width else "")
     hits.sort()

@@ -106,6 +106,23 @@ def test_snippet_of_one_term_is_around_its_first_match(vault: Path, ctx) -> None
     assert "far away" not in display and display.count("**heron**") == 3
 
 
+@pytest.mark.parametrize(
+    "text, query, width, shown",
+    [
+        ("aaa weekly review zzz", '"weekly review"', 5, "…week…"),  # match wider than window
+        ("review reviews review, Review!", "review", 20, "**review** reviews revie…"),
+        ("one Review here reviewed then review", "review", 14, "one **Review** her…"),
+        ("no match here", "heron", 8, "no match…"),
+    ],
+)
+def test_snippet_marks_only_whole_matches_inside_the_window(
+    text: str, query: str, width: int, shown: str
+) -> None:
+    from co_obsidian import text as T
+
+    assert T.snippet(text, T.parse_query(query).patterns, width) == shown
+
+
 def test_pages(vault: Path, ctx) -> None:
     for i in range(7):
         write(vault, f"n{i}.md", f"alpha note {i}")
