@@ -661,9 +661,15 @@ class VaultIndex:
         # only those columns' positions are read), then the rest newest first. Notes get
         # ids in the order they were (re)indexed, oldest modification first, so this
         # streams: reading stops once a page is found.
+        head = f"{{title headings tags}} : ({match})"
+        # scoring costs a second pass over those columns: only worth it for two or more
+        first_two = conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? LIMIT 2", (head,))
+        ids = [note_id for (note_id,) in first_two]
         seen = set()
-        for note_id, path in conn.execute(
-            f"{join} ORDER BY {RANK}", (f"{{title headings tags}} : ({match})",)
+        for note_id, path in (
+            conn.execute(f"{join} ORDER BY {RANK}", (head,))
+            if len(ids) > 1
+            else VaultIndex._with_paths(conn, ids)
         ):
             seen.add(note_id)
             yield note_id, path

@@ -233,12 +233,13 @@ def test_very_common_words_rank_titles_first_then_newest_first(
     ctx = make_ctx(vault, recheck_seconds=0)
     for i, days in enumerate([3, 1, 5, 2, 4]):
         _aged(write(vault, f"b{i}.md", f"some gardening text {i}"), days)
-    _aged(write(vault, "z/Gardening.md", "tips"), 9)
+    _aged(write(vault, "h.md", "# Gardening\nin a heading"), 9)
+    _aged(write(vault, "z/Gardening.md", "tips"), 0.5)  # the title weighs more, not the date
     found = paths(search_notes(ctx, "gardening", limit=50))
-    assert found == ["z/Gardening.md", "b1.md", "b3.md", "b0.md", "b4.md", "b2.md"]
+    assert found == ["z/Gardening.md", "h.md", "b1.md", "b3.md", "b0.md", "b4.md", "b2.md"]
     write(vault, "b2.md", "some gardening text, edited just now")
     found = paths(search_notes(ctx, "gardening", limit=50))
-    assert found == ["z/Gardening.md", "b2.md", "b1.md", "b3.md", "b0.md", "b4.md"]
+    assert found == ["z/Gardening.md", "h.md", "b2.md", "b1.md", "b3.md", "b0.md", "b4.md"]
 
 
 @pytest.mark.parametrize("many", [False, True])
