@@ -329,8 +329,13 @@ def test_phrase_of_rarer_words_is_ranked_by_bm25(vault: Path, ctx) -> None:
     assert paths(search_notes(ctx, '"weekly review"')) == ["thrice.md", "once.md"]
 
 
-def test_index_of_an_older_version_is_rebuilt(vault: Path, make_ctx, co_dirs: Path) -> None:
+@pytest.mark.parametrize("large", [False, True])
+def test_index_of_an_older_version_is_rebuilt(
+    vault: Path, make_ctx, co_dirs: Path, monkeypatch: pytest.MonkeyPatch, large: bool
+) -> None:
     import sqlite3
+
+    from co_obsidian import index
 
     write(vault, "a.md", "heron")
     ctx = make_ctx(vault)
@@ -341,12 +346,21 @@ def test_index_of_an_older_version_is_rebuilt(vault: Path, make_ctx, co_dirs: Pa
         conn.execute("UPDATE meta SET value='4' WHERE key='schema'")  # content that does
         conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")  # not fit this version
     conn.close()
+    if large:  # rebuilt in the background; the search meanwhile reads the notes
+        monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)
+    write(vault, "b.md", "a heron too")
     ctx = make_ctx(vault)
-    assert paths(search_notes(ctx, "heron")) == ["a.md"]
+    assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
+    builder = ctx.deps.resource("obsidian_index").index()._builder
+    assert (builder is not None) == large
+    if builder is not None:
+        builder.join(timeout=60)
+    assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
             index_schema(),
         )
+        assert conn.execute("SELECT count(*) FROM notes").fetchone() == (2,)
     conn.close()
 
 
