@@ -44,12 +44,13 @@ from co_obsidian.vault import (
 )
 from co_obsidian.watch import Watcher
 
-SCHEMA = "4"
+SCHEMA = "5"  # 5: note ids in order of modification
 MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
 RANK = "bm25(fts, 10.0, 5.0, 4.0, 1.0)"  # title, headings, tags, body
-# bm25 costs ~2 us per matching note; past this many matches (a word in most notes, where
+# bm25 costs ~1 us per matching note; past this many matches (a word in most notes, where
 # bm25 cannot tell notes apart anyway) title/heading/tag matches come first, then the rest
-# by path. Keeps a search for "the" as fast as one for a rare word.
+# newest first. Keeps a search for "the" as fast as one for a rare word. A phrase whose
+# words are together in more notes than this is ranked that way too (see _ranked).
 RANK_ALL_UP_TO = 2000
 _QUOTED = re.compile(r'"([^"]*)"')  # the quoted parts of a MATCH (tokens hold no quotes)
 # A vault with more note text than this is not indexed while the user waits: the first
@@ -410,6 +411,9 @@ class VaultIndex:
             self._insert_files(conn, files)
 
     def _insert_files(self, conn: sqlite3.Connection, files: list[FileStat]) -> None:
+        # ids in order of modification: a search that matches too many notes to score
+        # lists the rest by descending id, newest first (see _ranked)
+        files = sorted(files, key=operator.attrgetter("mtime_ns", "rel"))
         progress = BuildProgress(len(files), show=not self._in_builder)
         try:
             notes_rows, fts_rows, link_rows = [], [], []
@@ -467,9 +471,9 @@ class VaultIndex:
 
     def search(self, query: T.Query, offset: int, limit: int) -> tuple[list[Hit], bool]:
         """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist."""
-        rg = rgscan.executable()
-        if rg is not None and (self.building() or not self.db_path.exists()):
-            found = self._unindexed_search(rg, query, offset, limit)
+        if self.building() or not self.db_path.exists():
+            rg = rgscan.executable()
+            found = None if rg is None else self._unindexed_search(rg, query, offset, limit)
             if found is not None:
                 return found
         if self.building():  # and rg is missing or failed
@@ -631,16 +635,20 @@ class VaultIndex:
     @staticmethod
     def _ranked(conn: sqlite3.Connection, match: str) -> Iterator[tuple[int, str]]:
         join = "SELECT n.id, n.path FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ?"
-        if any(" " in part for part in _QUOTED.findall(match)):  # a phrase of several words
-            # checking a phrase's word positions is most of its cost: one pass scores the
-            # matches and finds out whether there are too many to rank
-            cursor = conn.execute(f"SELECT rowid, {RANK} FROM fts WHERE fts MATCH ?", (match,))
-            rows = cursor.fetchmany(RANK_ALL_UP_TO + 1)
-            cursor.close()
-            if len(rows) <= RANK_ALL_UP_TO:
-                rows.sort(key=operator.itemgetter(1, 0))
-                yield from VaultIndex._with_paths(conn, [note_id for note_id, _score in rows])
-                return
+        phrases = [part for part in _QUOTED.findall(match) if " " in part]
+        if phrases:  # phrases of several words
+            # BM25 finds each phrase's matches once more (for its idf), checking the word
+            # positions of every note holding all its words: for common words that is
+            # most of the search. Such a phrase is not scored (see below).
+            if not any(VaultIndex._common_words(conn, phrase) for phrase in phrases):
+                cursor = conn.execute(f"SELECT rowid, {RANK} FROM fts WHERE fts MATCH ?", (match,))
+                rows = cursor.fetchmany(RANK_ALL_UP_TO + 1)
+                cursor.close()
+                if len(rows) <= RANK_ALL_UP_TO:
+                    rows.sort(key=operator.itemgetter(1, 0))
+                    ids = [note_id for note_id, _score in rows]
+                    yield from VaultIndex._with_paths(conn, ids)
+                    return
         else:  # counting a word's notes is cheap, scoring each is not
             many = conn.execute(
                 "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
@@ -649,15 +657,37 @@ class VaultIndex:
             if many <= RANK_ALL_UP_TO:
                 yield from conn.execute(f"{join} ORDER BY {RANK}", (match,))
                 return
+        # Too many to score: title, heading and tag matches first (by BM25: few notes, and
+        # only those columns' positions are read), then the rest newest first. Notes get
+        # ids in the order they were (re)indexed, oldest modification first, so this
+        # streams: reading stops once a page is found.
+        head = f"{{title headings tags}} : ({match})"
+        # scoring costs a second pass over those columns: only worth it for two or more
+        first_two = conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? LIMIT 2", (head,))
+        ids = [note_id for (note_id,) in first_two]
         seen = set()
-        for note_id, path in conn.execute(
-            f"{join} ORDER BY {RANK}", (f"{{title headings tags}} : ({match})",)
+        for note_id, path in (
+            conn.execute(f"{join} ORDER BY {RANK}", (head,))
+            if len(ids) > 1
+            else VaultIndex._with_paths(conn, ids)
         ):
             seen.add(note_id)
             yield note_id, path
-        for note_id, path in conn.execute(f"{join} ORDER BY n.path", (match,)):
+        for note_id, path in conn.execute(f"{join} ORDER BY fts.rowid DESC", (match,)):
             if note_id not in seen:
                 yield note_id, path
+
+    @staticmethod
+    def _common_words(conn: sqlite3.Connection, phrase: str) -> bool:
+        """Do the words of this phrase occur together in more than RANK_ALL_UP_TO notes?"""
+        words = " AND ".join(f'"{word}"' for word in phrase.split())
+        return (
+            conn.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
+                (words, RANK_ALL_UP_TO + 1),
+            ).fetchone()[0]
+            > RANK_ALL_UP_TO
+        )
 
     @staticmethod
     def _with_paths(conn: sqlite3.Connection, ids: list[int]) -> Iterator[tuple[int, str]]:

@@ -272,19 +272,42 @@ def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str
     """The part of ``text`` around its best match: the window holding the most distinct
     terms, earliest first; matches in **bold**, whitespace collapsed."""
     hits: list[tuple[int, int, int]] = []  # start, end, term index
-    for index, pattern in enumerate(patterns):
-        for count, m in enumerate(pattern.finditer(text)):
-            hits.append((m.start(), m.end(), index))
-            if count >= 50:
-                break
+    if len(patterns) == 1:  # the window is around the first match: read no further
+        first = patterns[0].search(text)
+        if first is not None:
+            # a match is marked if it ends inside the window; to end there it needs the
+            # character after it (its right edge), so the search stops one past the window
+            hits.append((first.start(), first.end(), 0))
+            stop = min(len(text), max(0, first.start() - width // 3) + width + 1)
+            for count, m in enumerate(patterns[0].finditer(text, first.end(), stop), 1):
+                hits.append((m.start(), m.end(), 0))
+                if count >= 50:
+                    break
+    else:
+        for index, pattern in enumerate(patterns):
+            for count, m in enumerate(pattern.finditer(text)):
+                hits.append((m.start(), m.end(), index))
+                if count >= 50:
+                    break
     if not hits:
         return _collapse(text[:width]) + ("…" if len(text) > width else "")
     hits.sort()
     best, best_score = hits[0][0], -1
-    for start, _end, _ in hits[:200]:
-        score = len({i for s, _e, i in hits if start <= s < start + width})
-        if score > best_score:
-            best, best_score = start, score
+    # windows starting at each of the first 200 matches, slid along: terms in the window
+    # counted as matches enter and leave (a window starting where the previous one did
+    # holds the same terms, and the earlier one wins ties anyway)
+    in_window: dict[int, int] = {}
+    end = 0
+    for start, _end, term in hits[:200]:
+        while end < len(hits) and hits[end][0] < start + width:
+            in_window[hits[end][2]] = in_window.get(hits[end][2], 0) + 1
+            end += 1
+        if len(in_window) > best_score:
+            best, best_score = start, len(in_window)
+        if in_window[term] == 1:
+            del in_window[term]
+        else:
+            in_window[term] -= 1
     lo = max(0, best - width // 3)
     hi = min(len(text), lo + width)
     marks = sorted((s, e) for s, e, _ in hits if lo <= s and e <= hi)

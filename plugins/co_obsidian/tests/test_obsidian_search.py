@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,31 @@ def test_snippet_is_around_the_best_match(vault: Path, ctx) -> None:
     assert "long.md" in display
     assert "**ferry** to **zanzibar** leaves" in display
     assert "   …" in display  # the snippet starts mid-note, not at its start
+
+
+def test_snippet_of_one_term_is_around_its_first_match(vault: Path, ctx) -> None:
+    words = " ".join(f"word{i}" for i in range(300))
+    write(vault, "a.md", f"{words} heron one heron two heron {words} heron far away")
+    display = search_notes(ctx, "HERON").display
+    assert "**heron** one **heron** two **heron**" in display
+    assert "far away" not in display and display.count("**heron**") == 3
+
+
+@pytest.mark.parametrize(
+    "text, query, width, shown",
+    [
+        ("aaa weekly review zzz", '"weekly review"', 5, "…week…"),  # match wider than window
+        ("review reviews review, Review!", "review", 20, "**review** reviews revie…"),
+        ("one Review here reviewed then review", "review", 14, "one **Review** her…"),
+        ("no match here", "heron", 8, "no match…"),
+    ],
+)
+def test_snippet_marks_only_whole_matches_inside_the_window(
+    text: str, query: str, width: int, shown: str
+) -> None:
+    from co_obsidian import text as T
+
+    assert T.snippet(text, T.parse_query(query).patterns, width) == shown
 
 
 def test_pages(vault: Path, ctx) -> None:
@@ -190,18 +217,29 @@ def test_index_rebuilt_when_deleted_or_corrupt(vault: Path, ctx, co_dirs: Path) 
     assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
 
 
-def test_very_common_words_still_rank_titles_first_and_miss_nothing(
-    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
+def _aged(path: Path, days: float) -> Path:
+    """Set a note's modification time to ``days`` ago."""
+    stamp = time.time() - days * 86400
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def test_very_common_words_rank_titles_first_then_newest_first(
+    vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from co_obsidian import index
 
     monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)  # as if "gardening" were in 2,000+ notes
-    for i in range(5):
-        write(vault, f"b{i}.md", f"some gardening text {i}")
-    write(vault, "z/Gardening.md", "tips")
+    ctx = make_ctx(vault, recheck_seconds=0)
+    for i, days in enumerate([3, 1, 5, 2, 4]):
+        _aged(write(vault, f"b{i}.md", f"some gardening text {i}"), days)
+    _aged(write(vault, "h.md", "# Gardening\nin a heading"), 9)
+    _aged(write(vault, "z/Gardening.md", "tips"), 0.5)  # the title weighs more, not the date
     found = paths(search_notes(ctx, "gardening", limit=50))
-    assert found[0] == "z/Gardening.md"
-    assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
+    assert found == ["z/Gardening.md", "h.md", "b1.md", "b3.md", "b0.md", "b4.md", "b2.md"]
+    write(vault, "b2.md", "some gardening text, edited just now")
+    found = paths(search_notes(ctx, "gardening", limit=50))
+    assert found == ["z/Gardening.md", "h.md", "b2.md", "b1.md", "b3.md", "b0.md", "b4.md"]
 
 
 @pytest.mark.parametrize("many", [False, True])
@@ -210,7 +248,7 @@ def test_phrases_rank_titles_first_however_many_notes_match(
 ) -> None:
     from co_obsidian import index
 
-    if many:  # as if the phrase were in 2,000+ notes: titles first, then the rest by path
+    if many:  # as if the phrase's words were together in 2,000+ notes
         monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
     for i in range(5):
         write(vault, f"b{i}.md", f"some garden tips {i}, and garden and tips apart")
@@ -221,6 +259,115 @@ def test_phrases_rank_titles_first_however_many_notes_match(
     assert sorted(found[1:]) == [f"b{i}.md" for i in range(5)]
     found = paths(search_notes(ctx, '"garden tips" short', limit=50))
     assert found == ["z/Garden tips.md"]
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_phrase_of_common_words_finds_exactly_the_notes_holding_it(
+    vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch, many: bool
+) -> None:
+    from co_obsidian import index
+
+    if many:  # the words are together in "too many" notes (8 of them; the phrase, as
+        # FTS5 sees it, in 6): the phrase is not scored
+        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 6)
+    ctx = make_ctx(vault, recheck_seconds=0)
+    holding = {
+        "upper.md": "Order a CAFÉ CRÈME, then leave.",
+        "nfd.md": "le cafe\u0301 cre\u0300me du matin",  # decomposed accents
+        "plain.md": "cafe creme, no accents",
+        "lines.md": "one café\n   crème across lines",
+        "heading.md": "# Café crème\nbody",
+    }
+    missing = {
+        "comma.md": "café, crème: punctuation between",
+        "reversed.md": "crème café",
+        "longer.md": "cafés crèmes and cafe cremeux",
+        "apart.md": "café au lait and crème brûlée",
+    }
+    for days, (rel, text) in enumerate({**holding, **missing}.items()):
+        _aged(write(vault, rel, text), days)
+    for query in ['"café crème"', '"CAFE creme"', '"cafe\u0301 crème"']:
+        found = paths(search_notes(ctx, query, limit=50))
+        assert sorted(found) == sorted(holding)
+        assert found[0] == "heading.md"
+        if many:  # after the heading match, newest first
+            assert found == ["heading.md", "upper.md", "nfd.md", "plain.md", "lines.md"]
+    assert paths(search_notes(ctx, '"café crème" matin', limit=50)) == ["nfd.md"]
+    _aged(write(vault, "plain.md", "no longer"), 0)
+    (vault / "nfd.md").unlink()
+    assert sorted(paths(search_notes(ctx, '"café crème"', limit=50))) == [
+        "heading.md",
+        "lines.md",
+        "upper.md",
+    ]
+
+
+def test_pages_of_an_unscored_phrase_list_every_match_once(
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import index
+
+    monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+    for i in range(7):
+        _aged(write(vault, f"n{i}.md", f"the weekly review, part {i}"), i)
+    _aged(write(vault, "Weekly review.md", "how to"), 30)
+    write(vault, "other.md", "weekly notes and a review")
+    pages = [search_notes(ctx, '"weekly review"', limit=3, page=p) for p in (1, 2, 3)]
+    assert [paths(r) for r in pages] == [
+        ["Weekly review.md", "n0.md", "n1.md"],
+        ["n2.md", "n3.md", "n4.md"],
+        ["n5.md", "n6.md"],
+    ]
+    assert [r.has_more for r in pages] == [True, True, False]
+
+
+def test_phrase_of_rarer_words_is_ranked_by_bm25(vault: Path, ctx) -> None:
+    filler = "lorem ipsum dolor sit amet " * 10
+    write(vault, "once.md", f"{filler} the weekly review {filler}")
+    write(vault, "thrice.md", f"{filler} weekly review, weekly review, weekly review {filler}")
+    write(vault, "none.md", f"{filler} a review, weekly {filler}")
+    assert paths(search_notes(ctx, '"weekly review"')) == ["thrice.md", "once.md"]
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_index_of_an_older_version_is_rebuilt(
+    vault: Path, make_ctx, co_dirs: Path, monkeypatch: pytest.MonkeyPatch, large: bool
+) -> None:
+    import sqlite3
+
+    from co_obsidian import index
+
+    write(vault, "a.md", "heron")
+    ctx = make_ctx(vault)
+    assert paths(search_notes(ctx, "heron")) == ["a.md"]
+    ctx.deps.close()
+    db = next((co_dirs.parent / "co-cache" / "obsidian").glob("*.sqlite"))
+    with sqlite3.connect(db) as conn:  # an index as an older Co left it: schema 4, and
+        conn.execute("UPDATE meta SET value='4' WHERE key='schema'")  # content that does
+        conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")  # not fit this version
+    conn.close()
+    if large:  # rebuilt in the background; the search meanwhile reads the notes
+        monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)
+    write(vault, "b.md", "a heron too")
+    ctx = make_ctx(vault)
+    assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
+    builder = ctx.deps.resource("obsidian_index").index()._builder
+    assert (builder is not None) == large
+    if builder is not None:
+        builder.join(timeout=60)
+    assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
+            index_schema(),
+        )
+        assert conn.execute("SELECT count(*) FROM notes").fetchone() == (2,)
+    conn.close()
+
+
+def index_schema() -> str:
+    from co_obsidian.index import SCHEMA
+
+    return SCHEMA
 
 
 def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
