@@ -17,9 +17,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.exceptions import ApprovalRequired
+from pydantic_ai.exceptions import ApprovalRequired, ModelRequestTimeout
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -155,6 +156,9 @@ class CoHooks(AbstractCapability[CoDeps]):
     # co_core.telemetry's AgentTracing when traces are on: spans from these same hooks,
     # for the same reason (docs/observability.md, Overhead)
     tracing: Any = None
+    # The whole-request deadline (setting request_timeout), kept here as one cancel scope
+    # per request: pydantic-ai's own (ModelSettings) opens one around every streamed event.
+    request_timeout: float | None = None
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -168,9 +172,18 @@ class CoHooks(AbstractCapability[CoDeps]):
     async def wrap_model_request(
         self, ctx: RunContext[CoDeps], *, request_context: Any, handler: Any
     ) -> Any:
-        if self.tracing is None:
+        if self.tracing is not None:
+            traced = handler
+            tracing = self.tracing
+
+            async def handler(request_context: Any) -> Any:
+                return await tracing.model_request(ctx, request_context, traced)
+
+        if self.request_timeout is None:
             return await handler(request_context)
-        return await self.tracing.model_request(ctx, request_context, handler)
+        with anyio.move_on_after(self.request_timeout):
+            return await handler(request_context)
+        raise ModelRequestTimeout(request_context.model.model_name, self.request_timeout)
 
     async def wrap_tool_execute(
         self,
@@ -377,7 +390,13 @@ def build_agent(
     core = settings.core
     runtime = runtime or Runtime()
     tools, specs = load_tools(host, warn)
-    hooks = CoHooks(specs, runtime, text_tool_calls=core.text_tool_calls, fit=fit)
+    hooks = CoHooks(
+        specs,
+        runtime,
+        text_tool_calls=core.text_tool_calls,
+        fit=fit,
+        request_timeout=core.request_timeout,
+    )
     from co_core.mcp.toolsets import mcp_toolsets
 
     # MCP servers' tools join ``specs`` when listed, so the same gate sees them.
@@ -389,7 +408,6 @@ def build_agent(
         tools=tools,
         toolsets=toolsets,
         retries={"tools": core.retries, "output": core.retries},
-        model_settings={"request_timeout": core.request_timeout},
         capabilities=[hooks, *(capabilities or [])],
         defer_model_check=True,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,37 @@ def test_a_model_slower_than_request_timeout_ends_the_turn_and_the_session_goes_
     assert "co config set request_timeout" in failure.hint
     slow[0] = False
     assert turn(session, "again").output == "on time"
+
+
+def test_a_model_that_stalls_mid_answer_times_out_and_the_session_goes_on() -> None:
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_core.models import ResolvedModel
+
+    stall = [True]
+
+    async def stream(messages: list, info: Any) -> Any:
+        yield "Hello, I am "
+        if stall[0]:
+            await asyncio.sleep(30)  # a local model that hangs halfway through its answer
+        yield "back."
+
+    session = session_with(lambda m, i: None, {"request_timeout": 0.3})
+    model = FunctionModel(stream_function=stream, model_name="stalling")
+    session._model = ResolvedModel(model, "stalling")
+    seen: list[Any] = []
+
+    async def on_event(event: Any) -> None:
+        seen.append(event)
+
+    started = time.monotonic()
+    with pytest.raises(ModelRequestTimeout) as caught:
+        asyncio.run(session.run_turn("hello?", on_event))
+    assert time.monotonic() - started < 10  # the deadline, not the 30 s stall
+    assert describe(caught.value, "stalling").message == "stalling timed out after 0.3 s"
+    assert any(getattr(e, "event_kind", "") == "part_start" for e in seen)  # it was streaming
+    stall[0] = False
+    assert asyncio.run(session.run_turn("again")).output == "Hello, I am back."
 
 
 def test_memory_across_turns() -> None:
