@@ -22,7 +22,13 @@ from co_core import paths
 from co_core.redact import Redactor
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]")
-_encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder, every line
+
+
+def _encode(line: Mapping[str, Any]) -> bytes:
+    """One JSON line, UTF-8 (pydantic-core's encoder: a third of the json module's time)."""
+    from pydantic_core import to_json
+
+    return to_json(line, fallback=str) + b"\n"
 
 
 _second: tuple[int, str] = (0, "")  # the last whole second seen and its ISO text
@@ -94,7 +100,7 @@ class AuditLog:
         for name, value in fields.items():
             clean[str(name)] = redact(value, str(name))
         clean["session"] = self.session_id  # "session" is not a secret, whatever it looks like
-        data = (_encode(clean) + "\n").encode("utf-8")
+        data = _encode(clean)
         with self._lock:
             fd = self._open()
             while data:  # O_APPEND: each write lands at the end, whoever else appends

@@ -9,6 +9,7 @@ decides; inside a level the most specific pattern wins, then the most restrictiv
 
 from __future__ import annotations
 
+import functools
 import string
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -312,9 +313,7 @@ class PolicyEngine:
 
     @staticmethod
     def _risk_default(call: ToolCall) -> Rule:
-        effect = DEFAULT_BY_RISK.get(call.risk, "ask")
-        why = f"default for {call.risk or 'undeclared'}-risk tools"
-        return Rule("**", effect, "default", "built-in", reason=why)
+        return _risk_rule(call.risk)
 
     def decide_key(self, key: str, extra: Mapping[str, list[Rule]] | None = None) -> KeyDecision:
         """The strongest level with a matching rule decides; see docs/policy.md."""
@@ -565,6 +564,15 @@ def _parse_rules(raw: Any, level: Level, origin: str) -> list[Rule]:
         where = ".".join(str(p) for p in error["loc"])
         raise SettingsError(f"{origin}: policy rules[{where}]: {error['msg']}") from None
     return [Rule(m.match, m.effect, level, origin, m.reason) for m in models]
+
+
+@functools.cache
+def _risk_rule(risk: str | None) -> Rule:
+    """The built-in rule for a risk level (one per level, made once)."""
+    effect = DEFAULT_BY_RISK.get(risk, "ask")
+    return Rule(
+        "**", effect, "default", "built-in", reason=f"default for {risk or 'undeclared'}-risk tools"
+    )
 
 
 def _quote(text: str) -> str:
