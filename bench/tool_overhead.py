@@ -40,7 +40,7 @@ from co_core.repl import TurnView  # noqa: E402
 from co_core.scripted import scripted_model  # noqa: E402
 from co_core.session import Session  # noqa: E402
 
-ROUNDS, PER_ROUND, REPEATS = 20, 10, 11
+ROUNDS, PER_ROUND, REPEATS = 20, 10, 31
 CALLS = ROUNDS * PER_ROUND
 
 
@@ -66,14 +66,24 @@ def bare_agent(deps: CoDeps) -> Agent:
     )
 
 
-async def time_bare(agent: Agent, deps: CoDeps) -> float:
-    start = time.perf_counter()
+def clocks() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def since(start: tuple[float, float]) -> tuple[float, float]:
+    """Wall and CPU time (this process, all its threads) since ``start``."""
+    wall, cpu = clocks()
+    return wall - start[0], cpu - start[1]
+
+
+async def time_bare(agent: Agent, deps: CoDeps) -> tuple[float, float]:
+    start = clocks()
     await agent.run("go", deps=deps, usage_limits=UsageLimits(request_limit=ROUNDS + 5),
                     event_stream_handler=drain)  # fmt: skip
-    return time.perf_counter() - start
+    return since(start)
 
 
-async def time_co(session: Session, traced: bool = True) -> float:
+async def time_co(session: Session, traced: bool = True) -> tuple[float, float]:
     from co_core import telemetry
     from co_core.telemetry import spans
 
@@ -85,13 +95,13 @@ async def time_co(session: Session, traced: bool = True) -> float:
     view = TurnView(Console(file=io.StringIO(), width=100, force_terminal=True))
     session.history = []
     try:
-        start = time.perf_counter()
+        start = clocks()
         view.start()  # spinner + live region, as in the REPL
         await session.run_turn("go", view.on_event)
         view.stop()
         if traced:
             telemetry.flush()  # the export's work is charged to the turn that made it
-        return time.perf_counter() - start
+        return since(start)
     finally:
         spans.activate(saved[0], saved[1])
         hooks.tracing = saved[2]
@@ -105,29 +115,35 @@ async def main() -> None:
     session.ready().limits.request_limit = ROUNDS + 5
     deps = session.deps
     bare = bare_agent(deps)
-    await time_bare(bare, deps)  # warm up all three
-    await time_co(session)
-    await time_co(session, traced=False)
-    bare_times, co_times, untraced_times = [], [], []
-    for _ in range(REPEATS):  # interleaved, so machine noise hits all alike
-        bare_times.append(await time_bare(bare, deps))
-        co_times.append(await time_co(session))
-        untraced_times.append(await time_co(session, traced=False))
-    b, c = statistics.median(bare_times), statistics.median(co_times)
-    u = statistics.median(untraced_times)
-    # each round's ratio, then their median: a machine that slows down or speeds up during
-    # the run moves all three turns of a round alike
-    rc = statistics.median(x / y for x, y in zip(co_times, bare_times, strict=True))
-    ru = statistics.median(x / y for x, y in zip(untraced_times, bare_times, strict=True))
-    print(
-        f"tool calls per turn: {CALLS} ({ROUNDS} model requests x {PER_ROUND} calls), {REPEATS} runs each"
-    )
-    print(f"bare pydantic-ai: {b * 1000:8.1f} ms/turn  {b / CALLS * 1000:.3f} ms/call")
-    print(f"co             : {c * 1000:8.1f} ms/turn  {c / CALLS * 1000:.3f} ms/call")
-    print(f"co, untraced   : {u * 1000:8.1f} ms/turn  {u / CALLS * 1000:.3f} ms/call")
-    print(f"ratio co/bare  : {rc:.2f}x   co overhead: {(c - b) / CALLS * 1000:.3f} ms/call")
-    print(f"ratio untraced : {ru:.2f}x   co overhead: {(u - b) / CALLS * 1000:.3f} ms/call")
-    print("(ratios: median over rounds of each round's ratio to the bare turn)")
+    for _ in range(2):  # warm up all three
+        await time_bare(bare, deps)
+        await time_co(session)
+        await time_co(session, traced=False)
+    bare_times: list[tuple[float, float]] = []
+    co_times: list[tuple[float, float]] = []
+    untraced_times: list[tuple[float, float]] = []
+    turns = [
+        (bare_times, lambda: time_bare(bare, deps)),
+        (co_times, lambda: time_co(session)),
+        (untraced_times, lambda: time_co(session, traced=False)),
+    ]
+    for i in range(REPEATS):  # interleaved, so machine noise hits all alike, in turning order
+        for times, timed in turns[i % 3 :] + turns[: i % 3]:
+            times.append(await timed())
+    print(f"tool calls per turn: {CALLS} ({ROUNDS} model requests x {PER_ROUND} calls), "
+          f"{REPEATS} rounds")  # fmt: skip
+    for column, label in ((0, "wall"), (1, "CPU")):
+        b, c, u = (statistics.median(t[column] for t in times) for times, _ in turns)
+        print(f"{label} time, median ms per turn (per call): bare pydantic-ai {b * 1000:.1f} "
+              f"({b / CALLS * 1000:.3f}), co {c * 1000:.1f} ({c / CALLS * 1000:.3f}), "
+              f"co untraced {u * 1000:.1f} ({u / CALLS * 1000:.3f})")  # fmt: skip
+        for name, times, total in (("co", co_times, c), ("co untraced", untraced_times, u)):
+            # each round's ratio, then their median (and quartiles): a machine that slows
+            # down or speeds up during the run moves all three turns of a round alike
+            ratios = sorted(x[column] / y[column] for x, y in zip(times, bare_times, strict=True))
+            q1, median, q3 = statistics.quantiles(ratios, n=4)
+            print(f"  {name:12}/ bare: {median:.2f}x (quartiles {q1:.2f}-{q3:.2f}), "
+                  f"overhead {(total - b) / CALLS * 1000:.3f} ms/call")  # fmt: skip
     print("targets: ratio <= 1.25x and overhead <= 2 ms/call")
 
 

@@ -95,20 +95,35 @@ class TurnView:
     flush_scheduled: bool = False
     flushed_at: float = 0.0  # time.monotonic() of the last print of tool lines
     width: int = 0  # the terminal's, read once per start (rich asks the OS on every access)
+    redraw: asyncio.TimerHandle | None = None  # the next redraw of the live region
 
     def start(self) -> None:
         from rich.live import Live
         from rich.spinner import Spinner
 
         self.width = self.console.width
-
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        # Redrawn from the event loop rather than rich's refresh thread: a thread of its own
+        # would take the GIL from the turn twelve times a second.
         self.live = Live(
             Spinner("dots", text=" Co is thinking…"),
             console=self.console,
             transient=True,
             refresh_per_second=12,
+            auto_refresh=loop is None,
         )
         self.live.start()
+        if loop is not None:
+            self._redraw(loop)
+
+    def _redraw(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.live is None:
+            return
+        self.live.refresh()
+        self.redraw = loop.call_later(1 / 12, self._redraw, loop)
 
     def _render(self) -> Any:
         from rich.markdown import Markdown
@@ -128,6 +143,9 @@ class TurnView:
 
     def stop(self) -> None:
         self.flush()
+        if self.redraw is not None:
+            self.redraw.cancel()
+            self.redraw = None
         if self.live is not None:
             self.live.stop()
             self.live = None

@@ -83,6 +83,7 @@ class Session:
             self._agent.runtime.yolo = self.yolo
             self._agent.runtime.engine = self._policy(self._deps.session_id)
             self._telemetry(settings)
+            _freeze_startup_objects()
         except BaseException as exc:  # reported when the first turn needs it
             self._error = exc
         finally:
@@ -369,3 +370,13 @@ class Session:
             except Exception as exc:
                 problems.append(f"stopping the model: {exc}")
         return problems
+
+
+def _freeze_startup_objects() -> None:
+    """Leave what start-up built (modules, pydantic-ai, schemas, the agent) out of every
+    later garbage collection: a full collection otherwise walks those few hundred thousand
+    objects again, on whichever turn happens to trigger it."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

@@ -6,6 +6,7 @@ Imported only on the agent path (it imports pydantic-ai at module level).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -55,14 +56,16 @@ class FitContext(AbstractCapability[Any]):
         request_context.messages = fitted
         self.meter.system, self.meter.tool_defs = system, tool_defs
         self.meter.last_fit = report
-        self.meter.last = measure(
-            fitted,
-            window,
-            system=system,
-            tool_defs=tool_defs,
-            reserve=reserve,
-            sizes=self.sizes,
-            tools=tools,
+        self.meter.measured(
+            partial(
+                measure,
+                fitted,
+                window,
+                system=system,
+                tool_defs=tool_defs,
+                reserve=reserve,
+                tools=tools,
+            )
         )
         return request_context
 

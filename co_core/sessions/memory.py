@@ -17,7 +17,7 @@ message and the store keeps the full original. In order:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -330,10 +330,22 @@ def measure(
 class ContextMeter:
     """Shared between the capability and the REPL: what the last request carried."""
 
-    last: ContextUsage | None = None
     last_fit: FitReport | None = None
     system: list[str] = field(default_factory=list)
     tool_defs: list[Any] = field(default_factory=list)
+    _measure: Callable[[], ContextUsage] | None = field(default=None, repr=False)
+    _last: ContextUsage | None = field(default=None, repr=False)
+
+    def measured(self, how: Callable[[], ContextUsage]) -> None:
+        """Record how to measure the last request; it is measured only if someone asks
+        (``last``), not on every request of a turn."""
+        self._measure, self._last = how, None
+
+    @property
+    def last(self) -> ContextUsage | None:
+        if self._measure is not None:
+            self._last, self._measure = self._measure(), None
+        return self._last
 
 
 def fit_capability(section: Any = None, meter: ContextMeter | None = None) -> Any:
