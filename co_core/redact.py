@@ -92,12 +92,15 @@ class Redactor:
         return value
 
     def value(self, value: Any, key: str | None = None) -> Any:
+        kind = type(value)  # the common types first: every audit line and span passes here
+        if kind is str:
+            if key is not None and value and is_secret_key(key):
+                return MASK
+            done = self._memo.get(value)  # text() without the call, for strings seen before
+            return done if done is not None else self.text(value)
         if key is not None and is_secret_key(key) and value not in (None, "", [], {}):
             if not isinstance(value, bool):
                 return MASK
-        kind = type(value)  # the common types first: every audit line and span passes here
-        if kind is str:
-            return self.text(value)
         if value is None or kind is int or kind is bool or kind is float:
             return value
         if isinstance(value, str):

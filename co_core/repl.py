@@ -29,6 +29,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from co_core import paths
 from co_core.app import App, raw_core
 from co_core.errors import CoError, SettingsError
+from co_core.render import call_line, result_line, visible
 from co_core.session import Session
 
 if TYPE_CHECKING:
@@ -164,8 +165,6 @@ class TurnView:
         redraws the live region, so a fast model's burst of calls and results costs a few
         redraws, not one per line, and no line waits long enough to notice.
         """
-        from co_core.render import visible
-
         self.pending.append((visible(text[: self.width or self.console.width]), style))
         if not self.flush_scheduled:
             self.flush_scheduled = True
@@ -191,8 +190,6 @@ class TurnView:
             self.console.print(Segments(segments), highlight=False, no_wrap=True, crop=False)
 
     async def on_event(self, event: Any) -> None:
-        from co_core.render import call_line, result_line
-
         kind = getattr(event, "event_kind", "")
         if kind == "part_start" and getattr(event.part, "part_kind", "") == "text":
             self.text += event.part.content
