@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-from opentelemetry.trace import Span, StatusCode
+from opentelemetry.context import attach, detach
+from opentelemetry.trace import Span, StatusCode, set_span_in_context
 from pydantic import ValidationError
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import (
@@ -171,21 +172,26 @@ class AgentTracing:
         }
         if self.content:
             attrs["gen_ai.tool.call.arguments"] = _json(args)
-        with self.tracer.start_as_current_span(
-            f"execute_tool {call.tool_name}", attributes=attrs, **_OPTIONS
-        ) as span:
-            try:
-                result = await handler(args)
-            except _NO_CONTROL:
-                raise  # held for approval, deferred or skipped: co.policy.* says which
-            except BaseException as error:
-                if (cause := _retry_cause(error)) is not None:
-                    span.set_attribute("pydantic_ai.tool.retry.cause", cause)
-                _failed(span, error, self.content)
-                raise
+        # the current span while the call runs (the policy decision and the tool's own
+        # spans go on or under it), attached by hand: the context-manager way costs more
+        span = self.tracer.start_span(f"execute_tool {call.tool_name}", attributes=attrs)
+        token = attach(set_span_in_context(span))
+        try:
+            result = await handler(args)
+        except _NO_CONTROL:
+            raise  # held for approval, deferred or skipped: co.policy.* says which
+        except BaseException as error:
+            if (cause := _retry_cause(error)) is not None:
+                span.set_attribute("pydantic_ai.tool.retry.cause", cause)
+            _failed(span, error, self.content)
+            raise
+        else:
             if self.content:
                 span.set_attribute("gen_ai.tool.call.result", _json(result))
             return result
+        finally:
+            detach(token)
+            span.end()
 
     def invalid_call(self, call: ToolCallPart, error: BaseException) -> None:
         """A call whose arguments did not validate: a failed tool span that ran nothing."""
