@@ -3,13 +3,15 @@
 Every loaded plugin's tools become pydantic-ai ``Tool``s (tools that write, send or
 execute run one at a time); plugins' ``system_instructions`` are appended to the system
 prompt; retries and the per-turn request limit come from settings. One capability
-(``CoHooks``) adds what is Co's own: the approval gate in front of every call, and the
-recovery of tool calls that small models write as JSON text.
+(``CoHooks``) adds what is Co's own: the approval gate in front of every call, the
+recovery of tool calls that small models write as JSON text, context fitting, the
+request deadline and the traces' spans (one capability: each costs every tool call).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
 import uuid
@@ -172,17 +174,13 @@ class CoHooks(AbstractCapability[CoDeps]):
     async def wrap_model_request(
         self, ctx: RunContext[CoDeps], *, request_context: Any, handler: Any
     ) -> Any:
+        request = handler
         if self.tracing is not None:
-            traced = handler
-            tracing = self.tracing
-
-            async def handler(request_context: Any) -> Any:
-                return await tracing.model_request(ctx, request_context, traced)
-
+            request = functools.partial(self.tracing.model_request, ctx, handler=handler)
         if self.request_timeout is None:
-            return await handler(request_context)
+            return await request(request_context)
         with anyio.move_on_after(self.request_timeout):
-            return await handler(request_context)
+            return await request(request_context)
         raise ModelRequestTimeout(request_context.model.model_name, self.request_timeout)
 
     async def wrap_tool_execute(
