@@ -23,8 +23,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "fixture_plugin"))
+_SCRATCH = tempfile.TemporaryDirectory(prefix="co-bench-")  # removed when the run ends
 for kind in ("CONFIG", "DATA", "CACHE"):
-    os.environ.setdefault(f"CO_{kind}_DIR", tempfile.mkdtemp(prefix=f"co-bench-{kind.lower()}-"))
+    os.environ.setdefault(f"CO_{kind}_DIR", str(Path(_SCRATCH.name) / kind.lower()))
 os.environ["CO_LOAD_PLUGINS"] = "testplug"
 os.environ["PYDANTIC_AI_NO_BANNER"] = "1"
 
