@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from opentelemetry.context import attach, detach
-from opentelemetry.trace import Span, StatusCode, set_span_in_context
+from opentelemetry.trace import set_span_in_context
 from pydantic import ValidationError
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import (
@@ -34,23 +34,14 @@ from pydantic_ai.exceptions import (
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 from pydantic_core import to_json
 
-_NO_CONTROL = (ApprovalRequired, CallDeferred, SkipToolExecution)  # control flow, not failures
+from co_core.telemetry.spans import mark_failed
+
+_CONTROL_FLOW = (ApprovalRequired, CallDeferred, SkipToolExecution)  # not failures
 _OPTIONS = {"record_exception": False, "set_status_on_exception": False}
 
 
 def _json(value: Any) -> str:
     return value if isinstance(value, str) else to_json(value, fallback=str).decode()
-
-
-def _failed(span: Span, error: BaseException, content: bool) -> None:
-    """Mark ``span`` failed with the error's type (its message only with content on)."""
-    name = f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins.")
-    event = {"exception.type": name, "exception.escaped": "True"}
-    if content:
-        event["exception.message"] = str(error)
-    span.add_event("exception", event)
-    short = type(error).__qualname__
-    span.set_status(StatusCode.ERROR, f"{short}: {error}" if content else short)
 
 
 def _retry_cause(error: BaseException) -> str | None:
@@ -107,7 +98,7 @@ class AgentTracing:
             try:
                 result = await handler()
             except BaseException as error:
-                _failed(span, error, self.content)
+                mark_failed(span, error, self.content)
                 raise
             if self.content:
                 span.set_attribute("final_result", _json(result.output))
@@ -131,7 +122,7 @@ class AgentTracing:
         try:
             response = await handler(request_context)
         except BaseException as error:
-            _failed(span, error, self.content)
+            mark_failed(span, error, self.content)
             raise
         else:
             span.set_attributes(self._response_attributes(request_context, response))
@@ -178,12 +169,12 @@ class AgentTracing:
         token = attach(set_span_in_context(span))
         try:
             result = await handler(args)
-        except _NO_CONTROL:
+        except _CONTROL_FLOW:
             raise  # held for approval, deferred or skipped: co.policy.* says which
         except BaseException as error:
             if (cause := _retry_cause(error)) is not None:
                 span.set_attribute("pydantic_ai.tool.retry.cause", cause)
-            _failed(span, error, self.content)
+            mark_failed(span, error, self.content)
             raise
         else:
             if self.content:
@@ -208,7 +199,7 @@ class AgentTracing:
         ) as span:
             if (cause := _retry_cause(error)) is not None:
                 span.set_attribute("pydantic_ai.tool.retry.cause", cause)
-            _failed(span, error, self.content)
+            mark_failed(span, error, self.content)
 
 
 @dataclass

@@ -84,6 +84,20 @@ class _NoSpan:
 NO_SPAN = _NoSpan()
 
 
+def mark_failed(otel_span: Any, error: BaseException, content: bool) -> None:
+    """Record ``error`` on an OpenTelemetry span: an ``exception`` event with its type (its
+    message only with content on) and status ERROR saying the same, shortly."""
+    from opentelemetry.trace import StatusCode
+
+    name = f"{type(error).__module__}.{type(error).__qualname__}".removeprefix("builtins.")
+    event = {"exception.type": name, "exception.escaped": "True"}
+    short = type(error).__qualname__
+    if content:
+        event["exception.message"] = str(error)
+    otel_span.add_event("exception", event)
+    otel_span.set_status(StatusCode.ERROR, f"{short}: {error}" if content else short)
+
+
 class _Span:
     """A live span; ``set(**attrs)`` adds attributes, ``error(msg)`` marks it failed."""
 
@@ -112,14 +126,7 @@ class _Span:
         if self._cm is None:
             return False
         if exc is not None and isinstance(exc, Exception):
-            name = f"{type(exc).__module__}.{type(exc).__qualname__}".removeprefix("builtins.")
-            event = {"exception.type": name, "exception.escaped": "True"}
-            message = name
-            if _state["content"]:
-                event["exception.message"] = str(exc)
-                message = f"{name}: {exc}"
-            self._span.add_event("exception", event)
-            self.error(message)
+            mark_failed(self._span, exc, _state["content"])
         return bool(self._cm.__exit__(kind, exc, tb))
 
     def set(self, **values: Any) -> None:
