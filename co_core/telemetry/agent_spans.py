@@ -150,12 +150,7 @@ class AgentTracing:
             attrs.update(otel.system_instructions_attributes(instructions or None))
         return attrs
 
-    async def tool(
-        self,
-        call: ToolCallPart,
-        args: dict[str, Any],
-        handler: Callable[[dict[str, Any]], Awaitable[Any]],
-    ) -> Any:
+    def _tool_attributes(self, call: ToolCallPart, args: Any) -> dict[str, Any]:
         attrs = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": call.tool_name,
@@ -163,6 +158,15 @@ class AgentTracing:
         }
         if self.content:
             attrs["gen_ai.tool.call.arguments"] = _json(args)
+        return attrs
+
+    async def tool(
+        self,
+        call: ToolCallPart,
+        args: dict[str, Any],
+        handler: Callable[[dict[str, Any]], Awaitable[Any]],
+    ) -> Any:
+        attrs = self._tool_attributes(call, args)
         # the current span while the call runs (the policy decision and the tool's own
         # spans go on or under it), attached by hand: the context-manager way costs more
         span = self.tracer.start_span(f"execute_tool {call.tool_name}", attributes=attrs)
@@ -186,14 +190,8 @@ class AgentTracing:
 
     def invalid_call(self, call: ToolCallPart, error: BaseException) -> None:
         """A call whose arguments did not validate: a failed tool span that ran nothing."""
-        attrs = {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": call.tool_name,
-            "gen_ai.tool.call.id": call.tool_call_id,
-            "pydantic_ai.tool.failure_stage": "validation",
-        }
-        if self.content:
-            attrs["gen_ai.tool.call.arguments"] = _json(call.args)
+        attrs = self._tool_attributes(call, call.args)
+        attrs["pydantic_ai.tool.failure_stage"] = "validation"
         with self.tracer.start_as_current_span(
             f"execute_tool {call.tool_name}", attributes=attrs, **_OPTIONS
         ) as span:

@@ -19,10 +19,6 @@ from opentelemetry.trace import Status
 from co_core.redact import MASK, Redactor, is_secret_key
 
 COST_ATTRIBUTE = "co.cost_usd"
-# Without content, each model request's span would still carry the shape of the whole
-# history so far (roles, part kinds, call ids): a turn's bytes grow with its square while
-# telling nothing the tool spans don't. It is kept only when content is recorded.
-HISTORY_SHAPE = "gen_ai.input.messages"
 _JSON_MIN = 64  # shorter JSON text is cheap enough to scan as text
 _WHOLE_MAX_CHARS = 4_000_000  # JSON texts remembered whole (masked once), in characters
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
@@ -122,24 +118,18 @@ class SpanRedactor:
         return self.text(repr(value))
 
 
-def _clean(
-    redactor: SpanRedactor, attrs: Any, drop: frozenset[str] = frozenset()
-) -> dict[str, Any]:
+def _clean(redactor: SpanRedactor, attrs: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in dict(attrs or {}).items():
-        if key in drop:
-            continue
         clean = redactor.value(value, key)
         out[key] = tuple(clean) if isinstance(clean, list) else clean
     return out
 
 
-def clean_span(
-    span: ReadableSpan, redactor: SpanRedactor, drop: frozenset[str] = frozenset()
-) -> ReadableSpan:
-    """A copy of ``span`` with secrets masked, ``drop`` left out and, for model requests,
-    the cost added."""
-    attrs = _clean(redactor, span.attributes, drop)
+def clean_span(span: ReadableSpan, redactor: SpanRedactor) -> ReadableSpan:
+    """A copy of ``span`` with secrets masked and, for model requests, the cost added.
+    (Content is kept out where spans are made: co_core.telemetry.agent_spans.)"""
+    attrs = _clean(redactor, span.attributes)
     if COST_ATTRIBUTE not in attrs:
         from co_core.usage import span_cost
 
@@ -172,13 +162,12 @@ def clean_span(
 
 
 class RedactingExporter(SpanExporter):
-    def __init__(self, inner: SpanExporter, redactor: Redactor, *, content: bool = True) -> None:
+    def __init__(self, inner: SpanExporter, redactor: Redactor) -> None:
         self.inner = inner
         self.redactor = SpanRedactor(redactor)
-        self.drop = frozenset() if content else frozenset({HISTORY_SHAPE})
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return self.inner.export([clean_span(s, self.redactor, self.drop) for s in spans])
+        return self.inner.export([clean_span(s, self.redactor) for s in spans])
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self.inner.force_flush(timeout_millis)

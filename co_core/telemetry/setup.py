@@ -101,12 +101,11 @@ def setup_tracing(
     for exporter in exporters:
         provider.add_span_processor(
             BatchSpanProcessor(
-                RedactingExporter(exporter, redactor, content=content),
+                RedactingExporter(exporter, redactor),
                 schedule_delay_millis=schedule_delay_millis,
             )
         )
     _current["provider"] = provider
-    _current["content"] = content
     spans.activate(provider.get_tracer("co"), content)
     return provider
 
