@@ -124,7 +124,7 @@ class TurnView:
         if self.live is None:
             return
         self.live.refresh()
-        self.redraw = loop.call_later(1 / 12, self._redraw, loop)
+        self.redraw = loop.call_later(1 / self.live.refresh_per_second, self._redraw, loop)
 
     def _render(self) -> Any:
         from rich.markdown import Markdown
