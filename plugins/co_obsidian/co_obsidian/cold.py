@@ -200,19 +200,23 @@ def rank(
         stage = rgscan.start(rg, str(root), terms[order[0]])
     else:
         order, stage = first
+    # what needs only the names is done while rg reads the notes
     linked = _link_counts(root, links, patterns)
-    got = stage.result()
-    if got is None:
-        return None
-    stems = [_stem(name) for name in names]
+    stems = [rel[rel.rfind("/") + 1 : -3] for rel in names]  # _stem, inline: 10,000 calls
     on_name: dict[int, set[str]] = {}
     hits = name_hits(stems, terms[order[0]], patterns[order[0]])
     on_name[order[0]] = {names[i] for i in hits}
+    listed = set(names)
+    got = stage.result()
+    if got is None:
+        return None
+    # notes rg counted (if the walk listed them), then matches in names and symlinked notes
+    counts = {rel: count for rel, count in got.items() if rel in listed}
+    counts.update((rel, row[order[0]]) for rel, row in linked.items())
+    counts.update((rel, counts.get(rel, 0)) for rel in on_name[order[0]])
     found: dict[str, list[int]] = {}
-    for index, rel in enumerate(names):
-        row = linked.get(rel)
-        count = row[order[0]] if row is not None else got.get(rel, 0)
-        if count or index in hits:
+    for rel, count in counts.items():
+        if count or rel in on_name[order[0]]:
             found[rel] = [0] * len(terms)
             found[rel][order[0]] = count
     note_sizes = known_sizes
