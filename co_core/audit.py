@@ -4,10 +4,15 @@ Every policy decision, every answer the user gives to an approval prompt and eve
 execution is one line. Lines pass through :class:`co_core.redact.Redactor` before they
 are written, so a secret in a tool's arguments, a permission key or an error message
 never reaches the disk. Files older than ``policy.audit_days`` are pruned when a log opens.
+
+A line about a call that changes something is in the file before the call runs. Lines
+about read-only calls may be written ``soon``: together, when the event loop is next
+free (a model's batch of parallel reads costs one ``write``, not two per call).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -90,10 +95,14 @@ class AuditLog:
         self._fd: int | None = None  # opened on the first line, kept open (one write per line)
         self._written = 0.0  # time.monotonic() of the last line
         self._lock = threading.Lock()
+        self._held: list[bytes] = []  # ``soon`` lines waiting for the event loop's next pass
+        self._flush_scheduled = False
         prune(days)
 
-    def write(self, event: str, fields: Mapping[str, Any]) -> dict[str, Any]:
-        """Append one line; it is in the file (written, unbuffered) when this returns."""
+    def write(self, event: str, fields: Mapping[str, Any], *, soon: bool = False) -> dict[str, Any]:
+        """Append one line; it is in the file (written, unbuffered) when this returns, with
+        any lines held before it. ``soon``: inside a running event loop, it may instead be
+        written when the loop is next free (see the module's docstring)."""
         # the time, the session id and the event name are Co's own, not content to mask
         clean = {"time": _now(), "session": self.session_id, "event": event}
         redact = self.redactor.value
@@ -102,10 +111,37 @@ class AuditLog:
         clean["session"] = self.session_id  # "session" is not a secret, whatever it looks like
         data = _encode(clean)
         with self._lock:
-            fd = self._open()
-            while data:  # O_APPEND: each write lands at the end, whoever else appends
-                data = data[os.write(fd, data) :]
+            if soon and self._schedule_flush():
+                self._held.append(data)
+                return clean
+            if self._held:
+                data = b"".join([*self._held, data])
+                self._held = []
+            self._append(data)
         return clean
+
+    def flush(self) -> None:
+        """Write the lines held for the event loop's next pass."""
+        with self._lock:
+            self._flush_scheduled = False
+            if self._held:
+                data, self._held = b"".join(self._held), []
+                self._append(data)
+
+    def _schedule_flush(self) -> bool:
+        if self._flush_scheduled:
+            return True
+        try:
+            asyncio.get_running_loop().call_soon(self.flush)
+        except RuntimeError:  # no event loop here: written at once
+            return False
+        self._flush_scheduled = True
+        return True
+
+    def _append(self, data: bytes) -> None:
+        fd = self._open()
+        while data:  # O_APPEND: each write lands at the end, whoever else appends
+            data = data[os.write(fd, data) :]
 
     def _open(self) -> int:
         """The file's descriptor, reopened if the file was deleted meanwhile (pruned)."""
@@ -135,11 +171,14 @@ class AuditLog:
                 pass
 
     def close(self) -> None:
-        """Release the file (lines are already written; this loses nothing)."""
+        """Write any held lines and release the file."""
+        self.flush()
         with self._lock:
             self._close()
 
     def __del__(self) -> None:
+        if getattr(self, "_held", None):
+            self.flush()
         if getattr(self, "_fd", None) is not None:
             self._close()
 
@@ -153,6 +192,7 @@ class AuditLog:
         duration: float,
         error: str | None = None,
         call_id: str | None = None,
+        soon: bool = False,
     ) -> dict[str, Any]:
         """One tool run: status is "ok", "error" or "retry" (ModelRetry); duration in seconds."""
         return self.write(
@@ -166,6 +206,7 @@ class AuditLog:
                 "duration_ms": round(duration * 1000, 1),
                 "error": error,
             },
+            soon=soon,
         )
 
 

@@ -274,6 +274,10 @@ class Session:
             self._keep_partial(prompt, patch_dangling)
             self._save(None)
             raise
+        finally:
+            audit = getattr(co.runtime.engine, "audit", None)
+            if audit is not None:  # lines held for the loop's next pass: in the file now
+                audit.flush()
         self.history = result.all_messages()
         self._save(result.usage, self.last_usage)
         self.note = None

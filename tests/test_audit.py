@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -64,6 +65,52 @@ def test_every_decision_answer_and_execution_is_a_line(co_dirs: Path, tmp_path: 
     assert first["arguments"] == {"path": "notes.md", "text": "hello"}
     assert lines[1]["effect"] == "allow" and lines[1]["scope"] == "session"
     assert lines[2]["status"] == "ok" and lines[2]["duration_ms"] == 12.3
+
+
+def _logged(path: Path) -> list[tuple[str, str]]:
+    if not path.exists():
+        return []
+    return [(e["event"], e["call_id"]) for e in map(json.loads, path.read_text().splitlines())]
+
+
+def test_a_call_that_changes_something_is_in_the_file_before_it_runs(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    """Reads may be written together on the event loop's next pass; a write, send or exec
+    decision is in the file when decide() returns, after every line before it."""
+    engine = _engine(tmp_path)
+    path = Path(os.environ["CO_DATA_DIR"]) / "audit" / "s-1.jsonl"
+
+    async def turn() -> tuple[list, list, list]:
+        engine.decide(call(engine, "read_file", path="a.md"), call_id="r1")
+        engine.decide(call(engine, "write_file", path="b.md"), call_id="w1")
+        at_write = _logged(path)
+        engine.decide(call(engine, "read_file", path="c.md"), call_id="r2")
+        engine.record_execution(call(engine, "read_file", path="c.md"), status="ok",
+                                duration=0.001, call_id="r2")  # fmt: skip
+        await asyncio.sleep(0)  # the loop's next pass
+        next_pass = _logged(path)
+        engine.decide(call(engine, "run_shell", cmd="ls"), call_id="x1")
+        return at_write, next_pass, _logged(path)
+
+    at_write, next_pass, last = asyncio.run(turn())
+    assert at_write == [("decision", "r1"), ("decision", "w1")]
+    assert next_pass == [*at_write, ("decision", "r2"), ("execution", "r2")]
+    assert last == [*next_pass, ("decision", "x1")]
+
+
+def test_lines_waiting_for_the_loop_are_written_when_the_log_closes(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    engine = _engine(tmp_path)
+    path = Path(os.environ["CO_DATA_DIR"]) / "audit" / "s-1.jsonl"
+
+    async def interrupted() -> list:  # closed before the loop gets another pass
+        engine.decide(call(engine, "read_file", path="a.md"), call_id="r1")
+        engine.audit.close()
+        return _logged(path)
+
+    assert asyncio.run(interrupted()) == [("decision", "r1")]
 
 
 def test_secrets_never_reach_the_audit_file(co_dirs: Path, tmp_path: Path) -> None:
