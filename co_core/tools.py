@@ -59,7 +59,7 @@ def format_permission(template: str, args: Mapping[str, Any]) -> str:
     Missing arguments become empty; newlines are flattened so one key is one line.
     """
     values = _Blank({k: " ".join(str(v).split("\n")) for k, v in args.items()})
-    return string.Formatter().vformat(template, (), values)
+    return template.format_map(values)
 
 
 def _template_fields(template: str) -> list[str]:

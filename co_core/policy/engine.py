@@ -29,6 +29,7 @@ from co_core.policy.rules import (
     restrictiveness,
 )
 from co_core.policy.shell import Unparsable, split_command
+from co_core.telemetry import spans
 from co_core.tools import ToolCall, ToolSpec
 
 if TYPE_CHECKING:
@@ -259,21 +260,12 @@ class PolicyEngine:
 
     def decide(self, call: ToolCall, *, call_id: str | None = None) -> Decision:
         """Decide one call, record it in the audit trail, and return the decision."""
-        from co_core.telemetry import span, tool_span
-
-        # Inside the tool call's own span (the usual case) the decision is recorded on it;
-        # elsewhere (a re-check after an approval, a direct call) it gets a span of its own.
-        traced = tool_span(call_id) or span("co.policy.decision", tool=call.tool)
-        with traced:
+        if spans.tracing():
+            decision = self._decide_traced(call, call_id)
+        else:
             decision = self._decide(call)
             if self.headless and decision.needs_approval:
                 decision = self._headless(decision)
-            traced.set(
-                plugin=call.plugin,
-                **{"co.policy.effect": decision.effect, "co.policy.source": decision.source},
-            )
-            # the key holds the call's arguments (a command, a path): content, kept on opt-in
-            traced.set_content(**{"co.policy.permission": decision.key})
         if self.audit is not None:
             self.audit.write(
                 "decision",
@@ -284,7 +276,24 @@ class PolicyEngine:
                     **decision.as_dict(),
                     "arguments": dict(call.args),
                 },
+                soon=call.risk == "read",
             )
+        return decision
+
+    def _decide_traced(self, call: ToolCall, call_id: str | None) -> Decision:
+        # Inside the tool call's own span (the usual case) the decision is recorded on it;
+        # elsewhere (a re-check after an approval, a direct call) it gets a span of its own.
+        traced = spans.tool_span(call_id) or spans.span("co.policy.decision", tool=call.tool)
+        with traced:
+            decision = self._decide(call)
+            if self.headless and decision.needs_approval:
+                decision = self._headless(decision)
+            traced.set(
+                plugin=call.plugin,
+                **{"co.policy.effect": decision.effect, "co.policy.source": decision.source},
+            )
+            # the key holds the call's arguments (a command, a path): content, kept on opt-in
+            traced.set_content(**{"co.policy.permission": decision.key})
         return decision
 
     def _decide(self, call: ToolCall) -> Decision:
@@ -505,6 +514,7 @@ class PolicyEngine:
                 duration=duration,
                 error=error,
                 call_id=call_id,
+                soon=call.risk == "read",
             )
 
     def check_upgrades(self) -> list[str]:
