@@ -239,21 +239,28 @@ def fit_history(
     """The history cut to ``budget`` tokens: big old tool outputs trimmed, then the oldest
     turns dropped, never splitting a turn. The latest turn is always kept whole.
     ``sizes`` remembers part sizes between calls (the capability passes one per session)."""
-    before = history_tokens(messages, sizes)
     starts = turn_starts(messages)
     last = starts[-1] if starts else 0
-    trimmed = [
-        _trim_message(m, trim_tokens, sizes) if i < last else m for i, m in enumerate(messages)
-    ]
+    # one pass (this runs before every request, over the whole history): each message's
+    # size, and for those before the latest turn their trimmed form and its size
+    trimmed: list[Any] = []
+    tokens: list[int] = []
+    before = trimmed_outputs = 0
+    for index, message in enumerate(messages):
+        size = message_tokens(message, sizes)
+        before += size
+        if index < last:
+            cut = _trim_message(message, trim_tokens, sizes)
+            if cut is not message:
+                size = message_tokens(cut, sizes)
+                trimmed_outputs += sum(
+                    1 for a, b in zip(cut.parts, message.parts, strict=True) if a is not b
+                )
+                message = cut
+        trimmed.append(message)
+        tokens.append(size)
     report = FitReport(budget, before, before)
-    report.trimmed_outputs = sum(
-        1
-        for a, b in zip(trimmed, messages, strict=True)
-        if a is not b
-        for pa, pb in zip(a.parts, b.parts, strict=True)
-        if pa is not pb
-    )
-    tokens = [message_tokens(m, sizes) for m in trimmed]
+    report.trimmed_outputs = trimmed_outputs
     total = sum(tokens)
     dropped = 0
     while total > budget and dropped < len(starts) - 1:
