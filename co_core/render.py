@@ -45,8 +45,10 @@ def result_line(content: Any, outcome: str = "success", width: int = 80) -> str:
         text = count + first
     elif isinstance(content, dict) and "display" in content:
         text = str(content["display"]).strip().splitlines()[0] if content["display"] else ""
+    elif isinstance(content, str) or type(content) is int or type(content) is float:
+        text = content  # _short writes numbers as JSON would
     else:
-        text = content if isinstance(content, str) else json.dumps(content, default=str)
+        text = json.dumps(content, default=str)
     text = _short(text, width)
     if outcome in ("retried", "failed"):
         return f"error: {text}"

@@ -41,6 +41,8 @@ def text_tokens(text: str) -> int:
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if type(value) is int or type(value) is float:
+        return repr(value)  # as JSON writes it, without the encoder's cost
     try:
         return json.dumps(value, default=str, ensure_ascii=False)
     except (TypeError, ValueError):
