@@ -31,6 +31,10 @@ MAX_CHARS = 5_000_000  # as much of a note as the index holds (index.MAX_INDEX_C
 # After the first term, notes holding it up to this many bytes in all are read here
 # rather than by another rg run (starting rg costs about what reading 300 KB here does)
 PYTHON_STAGE_BYTES = 300_000
+# A further term in at least this share of the sampled notes is not counted: it tells
+# notes apart as little as BM25 would weigh it (near nothing), and the notes shown are
+# verified against every term anyway, so the few without it are skipped there.
+COMMON_SHARE = 0.5
 
 
 def sample(names: list[str], links: list[str]) -> list[str]:
@@ -58,6 +62,24 @@ def rarity_order(root: Path, sampled: Mapping[str, int], query: T.Query) -> list
     terms = query.terms
     if len(terms) == 1:
         return [0]
+    seen = _sample_hits(root, sampled, terms)
+    return sorted(range(len(terms)), key=lambda i: (seen[i], -len(terms[i]), i))
+
+
+def common_terms(
+    root: Path, sampled: Mapping[str, int], query: T.Query, terms: list[int]
+) -> set[int]:
+    """Those of ``terms`` in at least COMMON_SHARE of the sampled notes."""
+    if not terms or not sampled:
+        return set()
+    seen = _sample_hits(root, sampled, [query.terms[i] for i in terms])
+    return {
+        term for term, hits in zip(terms, seen, strict=True) if hits >= COMMON_SHARE * len(sampled)
+    }
+
+
+def _sample_hits(root: Path, sampled: Mapping[str, int], terms: list[str]) -> list[int]:
+    """For each term, in how many of the sampled notes (text or file name) it may occur."""
     filters = [T.Prefilter(T.Query(t, (t,))) for t in terms]
     seen = [0] * len(terms)
     base = f"{root}{os.sep}"
@@ -68,7 +90,7 @@ def rarity_order(root: Path, sampled: Mapping[str, int], query: T.Query) -> list
         data = _stem(rel).encode("utf-8", "surrogateescape") + b"\n" + data
         for index, prefilter in enumerate(filters):
             seen[index] += prefilter.may_match(data)
-    return sorted(range(len(terms)), key=lambda i: (seen[i], -len(terms[i]), i))
+    return seen
 
 
 def _stem(rel: str) -> str:
@@ -200,7 +222,9 @@ def rank(
         stage = rgscan.start(rg, str(root), terms[order[0]])
     else:
         order, stage = first
-    # what needs only the names is done while rg reads the notes
+    # what needs only the names and the sample is done while rg reads the notes
+    common = common_terms(root, sampled, query, order[1:])
+    counted = [term for term in order[1:] if term not in common]
     linked = _link_counts(root, links, patterns)
     stems = [rel[rel.rfind("/") + 1 : -3] for rel in names]  # _stem, inline: 10,000 calls
     on_name: dict[int, set[str]] = {}
@@ -219,14 +243,20 @@ def rank(
         if count or rel in on_name[order[0]]:
             found[rel] = [0] * len(terms)
             found[rel][order[0]] = count
+    if common and found:  # not counted, but a match in a note's name still ranks it up
+        candidates = list(found)
+        stems = [_stem(rel) for rel in candidates]
+        for term in common:
+            hits = name_hits(stems, terms[term], patterns[term])
+            on_name[term] = {candidates[i] for i in hits}
     note_sizes = known_sizes
-    if order[1:] and found:
+    if counted and found:
         candidates = sorted(found)
         note_sizes = known_sizes if known_sizes is not None else sizes(root, candidates)
         if sum(note_sizes.get(rel, 0) for rel in candidates) <= PYTHON_STAGE_BYTES:
-            _count_in_python(root, candidates, order[1:], patterns, found, on_name)
+            _count_in_python(root, candidates, counted, patterns, found, on_name)
         elif not _count_with_rg(
-            rg, root, candidates, order[1:], query, patterns, linked, found, on_name
+            rg, root, candidates, counted, query, patterns, linked, found, on_name
         ):
             return None
     if note_sizes is None:
