@@ -12,7 +12,6 @@ free (a model's batch of parallel reads costs one ``write``, not two per call).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -131,6 +130,8 @@ class AuditLog:
     def _schedule_flush(self) -> bool:
         if self._flush_scheduled:
             return True
+        import asyncio  # here, not at the top: `co audit` reads lines and runs no loop
+
         try:
             asyncio.get_running_loop().call_soon(self.flush)
         except RuntimeError:  # no event loop here: written at once
