@@ -18,7 +18,7 @@ import itertools
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from co_obsidian import rgscan
@@ -62,7 +62,10 @@ def rarity_order(root: Path, sampled: Mapping[str, int], query: T.Query) -> list
     terms = query.terms
     if len(terms) == 1:
         return [0]
-    seen = _sample_hits(root, sampled, terms)
+    return _rarest_first(terms, _sample_hits(root, sampled, terms))
+
+
+def _rarest_first(terms: Sequence[str], seen: list[int]) -> list[int]:
     return sorted(range(len(terms)), key=lambda i: (seen[i], -len(terms[i]), i))
 
 
@@ -72,13 +75,18 @@ def common_terms(
     """Those of ``terms`` in at least COMMON_SHARE of the sampled notes."""
     if not terms or not sampled:
         return set()
-    seen = _sample_hits(root, sampled, [query.terms[i] for i in terms])
-    return {
-        term for term, hits in zip(terms, seen, strict=True) if hits >= COMMON_SHARE * len(sampled)
-    }
+    return _common(
+        terms, _sample_hits(root, sampled, [query.terms[i] for i in terms]), len(sampled)
+    )
 
 
-def _sample_hits(root: Path, sampled: Mapping[str, int], terms: list[str]) -> list[int]:
+def _common(terms: list[int], seen: list[int], sampled: int) -> set[int]:
+    if not sampled:  # nothing sampled: nothing known to be common
+        return set()
+    return {term for term, hits in zip(terms, seen, strict=True) if hits >= COMMON_SHARE * sampled}
+
+
+def _sample_hits(root: Path, sampled: Mapping[str, int], terms: Sequence[str]) -> list[int]:
     """For each term, in how many of the sampled notes (text or file name) it may occur."""
     filters = [T.Prefilter(T.Query(t, (t,))) for t in terms]
     seen = [0] * len(terms)
@@ -217,13 +225,15 @@ def rank(
     the sizes of a sample of notes; ``average``: the mean note size; ``first``: the
     order of the terms and the rg run for the first one, already started."""
     terms, patterns = query.terms, query.patterns
-    if first is None:
-        order = rarity_order(root, sampled, query)
+    if first is None:  # the sample is read once, for the order and the common terms
+        seen = _sample_hits(root, sampled, terms) if len(terms) > 1 else [0]
+        order = _rarest_first(terms, seen)
         stage = rgscan.start(rg, str(root), terms[order[0]])
+        common = _common(order[1:], [seen[i] for i in order[1:]], len(sampled))
     else:
         order, stage = first
-    # what needs only the names and the sample is done while rg reads the notes
-    common = common_terms(root, sampled, query, order[1:])
+        # what needs only the names and the sample is done while rg reads the notes
+        common = common_terms(root, sampled, query, order[1:])
     counted = [term for term in order[1:] if term not in common]
     linked = _link_counts(root, links, patterns)
     stems = [rel[rel.rfind("/") + 1 : -3] for rel in names]  # _stem, inline: 10,000 calls
