@@ -15,8 +15,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp())
     for kind in ("config", "data", "cache"):
         os.environ[f"CO_{kind.upper()}_DIR"] = str(tmp / kind)
+    from co_core.kernel.tools import ToolCall, ToolRegistry
     from co_core.policy import PolicyEngine
-    from co_core.tools import ToolCall, ToolRegistry
 
     registry = ToolRegistry("bench")
     registry(lambda: None, risk="exec", permission="shell:exec:{cmd}", name="run_shell")

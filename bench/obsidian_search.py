@@ -86,11 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     from pydantic_ai.models.test import TestModel
     from pydantic_ai.usage import RunUsage
 
-    from co_core.app import load_app
+    from co_core.kernel.app import load_app
 
     def fresh_ctx() -> RunContext:
         deps = load_app(tmp).make_deps(tmp)
-        # as Co's session does once the agent is ready (co_core.session): what start-up
+        # as Co's session does once the agent is ready (co_core.agent.conversation): what start-up
         # built is left out of later collections, so no full collection of pydantic-ai's
         # objects lands in a timed search
         gc.collect()

@@ -59,7 +59,7 @@ def main() -> None:
         f"import pydantic-ai messages (not counted): {(time.perf_counter() - started) * 1e3:.0f} ms"
     )
 
-    from co_core.sessions.chat import Recorder
+    from co_core.sessions.recorder import Recorder
     from co_core.sessions.store import SessionStore
 
     store = SessionStore()

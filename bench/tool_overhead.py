@@ -34,12 +34,12 @@ from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart  # noqa: 
 from pydantic_ai.usage import UsageLimits  # noqa: E402
 from rich.console import Console  # noqa: E402
 
-from co_core.app import load_app  # noqa: E402
-from co_core.deps import CoDeps  # noqa: E402
-from co_core.models import ResolvedModel  # noqa: E402
-from co_core.repl import TurnView  # noqa: E402
-from co_core.scripted import scripted_model  # noqa: E402
-from co_core.session import Session  # noqa: E402
+from co_core.agent.conversation import Session  # noqa: E402
+from co_core.agent.models import ResolvedModel  # noqa: E402
+from co_core.kernel.app import load_app  # noqa: E402
+from co_core.kernel.deps import CoDeps  # noqa: E402
+from co_core.testing import scripted_model  # noqa: E402
+from co_core.ui.repl import TurnView  # noqa: E402
 
 ROUNDS, PER_ROUND, REPEATS = 20, 10, 31
 CALLS = ROUNDS * PER_ROUND

@@ -69,12 +69,12 @@ def main() -> None:
         from opentelemetry.sdk.trace import TracerProvider
 
         from co_core import telemetry
-        from co_core.app import load_app
-        from co_core.models import ResolvedModel
-        from co_core.scripted import scripted_model
-        from co_core.session import Session
+        from co_core.agent.conversation import Session
+        from co_core.agent.models import ResolvedModel
+        from co_core.kernel.app import load_app
         from co_core.telemetry import setup, spans
         from co_core.telemetry.agent_spans import AgentTracing
+        from co_core.testing import scripted_model
 
         app = load_app()
         session = Session(app, trace_content=args.content)

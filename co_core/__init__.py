@@ -1,54 +1,130 @@
-"""Co's core: the public API plugins build on.
+"""Co's public API: everything a plugin needs, in one namespace (``from co_core import ...``).
 
-Importing ``co_core`` is cheap; the agent-side names (``CoDeps``) load on first use so a
-plugin's hook module can import from here without slowing ``co --help`` down.
+Everything else under ``co_core`` (the layers drawn in ARCHITECTURE.md) may change in any
+release; ``co_core.testing`` is the other public module, for plugins' tests. Importing
+``co_core`` is cheap: each name loads its module on first use, so a plugin's hook module
+can import from here without slowing ``co --help`` down.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from co_core.errors import CoError, SettingsError
-from co_core.hookspecs import HOOKSPEC_VERSION, hookimpl
-from co_core.results import ToolResult
-from co_core.status import CheckResult, fail, off, ok, warn
-from co_core.tools import Risk, ToolCall, ToolSpec
-
 if TYPE_CHECKING:
-    from co_core.settings import SectionModel, Settings, current_settings, setting
+    from co_core.kernel.app import CoApp, current_app
+    from co_core.kernel.deps import CHANGES, CoDeps, FileChanges, ResourceKey
+    from co_core.kernel.errors import CoError, SettingsError
+    from co_core.kernel.hookspecs import (
+        HOOKSPEC_VERSION,
+        Effect,
+        ResourceRegister,
+        SettingsRegister,
+        SlashCommandRegister,
+        SlashHandler,
+        StatusCheckRegister,
+        ToolRegister,
+        hookimpl,
+    )
+    from co_core.kernel.paths import (
+        SymlinkInPath,
+        cache_dir,
+        config_dir,
+        data_dir,
+        ensure_dir,
+        open_dir_nofollow,
+        write_private,
+    )
+    from co_core.kernel.results import ToolResult
+    from co_core.kernel.settings import SectionModel, Settings, setting
+    from co_core.kernel.status import CheckResult, fail, off, ok, warn
+    from co_core.kernel.tools import Risk, ToolCall, ToolSpec
+    from co_core.telemetry.spans import span
+    from co_core.undo.state import MAX_KEPT_BYTES
+
+_WHERE = {
+    "co_core.kernel.app": ("CoApp", "current_app"),
+    "co_core.kernel.deps": ("CHANGES", "CoDeps", "FileChanges", "ResourceKey"),
+    "co_core.kernel.errors": ("CoError", "SettingsError"),
+    "co_core.kernel.hookspecs": (
+        "HOOKSPEC_VERSION",
+        "Effect",
+        "ResourceRegister",
+        "SettingsRegister",
+        "SlashCommandRegister",
+        "SlashHandler",
+        "StatusCheckRegister",
+        "ToolRegister",
+        "hookimpl",
+    ),
+    "co_core.kernel.paths": (
+        "SymlinkInPath",
+        "cache_dir",
+        "config_dir",
+        "data_dir",
+        "ensure_dir",
+        "open_dir_nofollow",
+        "write_private",
+    ),
+    "co_core.kernel.results": ("ToolResult",),
+    "co_core.kernel.settings": ("SectionModel", "Settings", "setting"),
+    "co_core.kernel.status": ("CheckResult", "fail", "off", "ok", "warn"),
+    "co_core.kernel.tools": ("Risk", "ToolCall", "ToolSpec"),
+    "co_core.telemetry.spans": ("span",),
+    "co_core.undo.state": ("MAX_KEPT_BYTES",),
+}
+_MODULE = {name: module for module, names in _WHERE.items() for name in names}
 
 __all__ = [
-    "HOOKSPEC_VERSION",
+    "CHANGES",
     "CheckResult",
+    "CoApp",
+    "CoDeps",
     "CoError",
+    "Effect",
+    "FileChanges",
+    "HOOKSPEC_VERSION",
+    "MAX_KEPT_BYTES",
+    "ResourceKey",
+    "ResourceRegister",
     "Risk",
     "SectionModel",
     "Settings",
     "SettingsError",
+    "SettingsRegister",
+    "SlashCommandRegister",
+    "SlashHandler",
+    "StatusCheckRegister",
+    "SymlinkInPath",
     "ToolCall",
+    "ToolRegister",
     "ToolResult",
     "ToolSpec",
-    "current_settings",
+    "cache_dir",
+    "config_dir",
+    "current_app",
+    "data_dir",
+    "ensure_dir",
     "fail",
     "hookimpl",
     "off",
     "ok",
+    "open_dir_nofollow",
     "setting",
+    "span",
     "warn",
+    "write_private",
 ]
-
-_LAZY = {
-    "SectionModel": "co_core.settings",
-    "Settings": "co_core.settings",
-    "setting": "co_core.settings",
-    "current_settings": "co_core.settings",
-}
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
+    module = _MODULE.get(name)
     if module is None:
         raise AttributeError(f"module 'co_core' has no attribute {name!r}")
-    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
 
-    return getattr(importlib.import_module(module), name)
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,5 +1,5 @@
 """``python -m co_core`` is ``co``."""
 
-from co_core.cli import main
+from co_core.cli.main import main
 
 main()

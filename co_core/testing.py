@@ -3,9 +3,9 @@
 Public API for plugin authors (docs/plugins.md, "Testing your plugin"):
 
 - fixture ``co_dirs``: private config/data/cache dirs, so nothing touches real settings;
-- ``use_plugin(plugin)``: a context manager giving an ``App`` with your plugin registered
-  for one test (installed plugins are left out unless you ask for them);
-- ``make_app`` / ``make_deps``: the App and the ``CoDeps`` a tool sees in a real run;
+- ``use_plugin(plugin)``: a context manager giving an app (``co_core.CoApp``) with your
+  plugin registered for one test (installed plugins are left out unless you ask for them);
+- ``make_app`` / ``make_deps``: the app and the ``CoDeps`` a tool sees in a real run;
 - ``script_calls`` / ``scripted_model`` / ``run_turn``: run one turn through Co's real
   agent with a scripted model (pydantic-ai ``FunctionModel``) while your real tools run;
 - ``Approvals``: answers approval requests in ``run_turn`` and records what was asked;
@@ -13,7 +13,9 @@ Public API for plugin authors (docs/plugins.md, "Testing your plugin"):
 - ``status_rows`` / ``run_slash``: your status checks and slash commands as Co runs them;
 - ``run_co`` / ``install_fake_plugin`` / ``install_package``: run ``co`` in a subprocess as
   a user would, with a plugin made discoverable through real entry points;
-- ``private_imports``: lines of your package importing co_core modules that are not public.
+- ``traced``: Co's traces on for a block, to check the spans your plugin leaves;
+- ``private_imports``: lines of your package importing co_core modules that are not public;
+- ``last_user_text``: what a scripted model usually reacts to.
 """
 
 from __future__ import annotations
@@ -27,12 +29,21 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from co_core.app import App, load_app
-from co_core.deps import CoDeps
+from co_core.kernel.app import App, CoApp, load_app
+from co_core.kernel.deps import CoDeps
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_core.agent.calls import ToolCallRecord
+    from co_core.agent.frontend import Answer
+    from co_core.kernel.settings import Settings
+    from co_core.kernel.tools import ToolCall
 
 
 @pytest.fixture
@@ -53,12 +64,12 @@ def write_settings(values: dict[str, Any], config_dir: Path) -> Path:
     return path
 
 
-def make_app(settings: dict[str, Any] | None = None, *, cwd: Path | None = None) -> App:
-    """An App over the installed plugins, with ``settings`` written to the current CO_CONFIG_DIR."""
+def make_app(settings: dict[str, Any] | None = None, *, cwd: Path | None = None) -> CoApp:
+    """An app over the installed plugins, with ``settings`` written to the current CO_CONFIG_DIR."""
     if settings is not None:
-        from co_core import paths
+        from co_core.kernel import paths
 
-        paths.ensure(paths.config_dir())
+        paths.ensure_dir(paths.config_dir())
         write_settings(settings, paths.config_dir())
     return load_app(cwd)
 
@@ -143,7 +154,7 @@ def use_plugin(
     settings: dict[str, Any] | None = None,
     cwd: Path | None = None,
     installed: bool = False,
-) -> Iterator[App]:
+) -> Iterator[CoApp]:
     """An App with ``plugin`` (a hook module or an object with hookimpls) registered as ``name``.
 
     Installed plugins are not loaded unless ``installed=True``, so the test sees only what
@@ -153,7 +164,7 @@ def use_plugin(
     if not installed:
         os.environ["CO_LOAD_PLUGINS"] = ""
     try:
-        app = make_app(settings, cwd=cwd)
+        app = cast(App, make_app(settings, cwd=cwd))
     finally:
         if previous is None:
             os.environ.pop("CO_LOAD_PLUGINS", None)
@@ -166,27 +177,102 @@ def use_plugin(
         app.host.unregister(name)
 
 
-def status_rows(app: App) -> dict[str, Any]:
+def status_rows(app: CoApp) -> dict[str, Any]:
     """``co status`` as data: check name -> row (``.state``, ``.detail``, ``.plugin``)."""
-    from co_core.status_report import collect_status
+    from co_core.kernel.status import collect_status
 
-    return {row.name: row for row in collect_status(app)}
+    return {row.name: row for row in collect_status(cast(App, app))}
 
 
-def run_slash(app: App, line: str, deps: CoDeps | None = None) -> str | None:
+def run_slash(app: CoApp, line: str, deps: CoDeps | None = None) -> Any:
     """Run a REPL slash command line (``"/todos"``, ``"/undo 2"``) as ``co chat`` would."""
     name, _, arg = line.strip().removeprefix("/").partition(" ")
-    commands = app.host.named("register_slash_commands", "slash command")
+    commands = cast(App, app).host.named("register_slash_commands", "slash command")
     if name not in commands:
         raise KeyError(f"no slash command /{name} (have: {', '.join(sorted(commands))})")
     return commands[name].value(arg.strip(), deps if deps is not None else app.make_deps())
 
 
-def private_imports(root: Path) -> list[str]:
-    """Imports of non-public co_core modules in the ``.py`` files under ``root`` (empty: good)."""
-    from co_core.public import check_imports
+PUBLIC_MODULES = ("co_core", "co_core.testing")
 
-    return check_imports(sorted(Path(root).rglob("*.py")))
+
+def module_imports(path: Path, *, package: str = "") -> list[tuple[int, str]]:
+    """``(line, "pkg.module.name")`` for every import in a Python file, in order.
+
+    ``from X import a`` gives ``X.a`` (``a`` may be a module or a name in ``X``); relative
+    imports are made absolute from ``package``, the file's dotted module name. Imports
+    inside functions count; those under ``if TYPE_CHECKING:`` do not (they never run).
+    """
+    import ast
+
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), str(path))
+    base = package if Path(path).name == "__init__.py" else package.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+
+    def walk(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    walk(other)
+                continue
+            if isinstance(child, ast.Import):
+                found.extend((child.lineno, alias.name) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                module = child.module or ""
+                if child.level:
+                    parts = base.split(".")
+                    parts = parts[: len(parts) - child.level + 1]
+                    module = ".".join([*parts, module] if module else parts)
+                found.extend((child.lineno, f"{module}.{alias.name}") for alias in child.names)
+            walk(child)
+
+    walk(tree)
+    return found
+
+
+def private_imports(root: Path) -> list[str]:
+    """Imports of co_core other than its public API (``co_core``, ``co_core.testing``) in
+    the ``.py`` files under ``root``: ``"path:line: imports private module X"`` (empty: good)."""
+    problems = []
+    for path in sorted(Path(root).rglob("*.py")):
+        try:
+            imports = module_imports(path)
+        except (OSError, SyntaxError, ValueError) as exc:
+            problems.append(f"{path}: cannot be read: {exc}")
+            continue
+        for line, target in imports:
+            if not _public(target):
+                problems.append(f"{path}:{line}: imports private module {target}")
+    return problems
+
+
+def _public(target: str) -> bool:
+    """``co_core``, a name in its ``__all__``, and ``co_core.testing``; not co_core's layers."""
+    import co_core
+
+    if target.partition(".")[0] != "co_core" or target in PUBLIC_MODULES:
+        return True
+    parts = target.split(".")
+    if parts[1] == "testing":
+        return True
+    return len(parts) == 2 and parts[1] in co_core.__all__
+
+
+# -- traces -------------------------------------------------------------------------------
+
+
+@contextmanager
+def traced(settings: Settings, *, content: bool = False) -> Iterator[None]:
+    """Co's traces on for the ``with`` block, into the trace database the settings name
+    (``telemetry.sqlite_path``); every span is written when the block ends.
+    ``content=True`` is ``--trace-content``."""
+    from co_core import telemetry
+
+    telemetry.setup_tracing(settings, include_content=content)
+    try:
+        yield
+    finally:
+        telemetry.shutdown_tracing()
 
 
 # -- audit ----------------------------------------------------------------------------------
@@ -200,7 +286,7 @@ def audit_entries(
     Events: "decision" (the policy's verdict), "answer" (an approval answer), "execution"
     (a tool run, with ``status`` "ok", "error" or "retry").
     """
-    from co_core.audit import read_entries
+    from co_core.policy.audit import read_entries
 
     return [e for e in read_entries(session_id) if event is None or e.get("event") == event]
 
@@ -227,7 +313,7 @@ def script_calls(
         ToolReturnPart,
     )
 
-    from co_core.results import ToolResult
+    from co_core.kernel.results import ToolResult
 
     def script(messages: list[Any], info: Any) -> Any:
         seen: list[str] = []
@@ -268,12 +354,12 @@ class Approvals:
     "session" (later identical calls are not asked) or "project" (a saved grant).
     """
 
-    answer: bool | Mapping[str, bool] | Callable[[Any], bool] = False
+    answer: bool | Mapping[str, bool] | Callable[[ToolCall], bool] = False
     reason: str = ""
     scope: str = "once"
-    asked: list[Any] = field(default_factory=list)
+    asked: list[ToolCall] = field(default_factory=list)
 
-    def decide(self, call: Any) -> bool:
+    def decide(self, call: ToolCall) -> bool:
         self.asked.append(call)
         if callable(self.answer):
             return bool(self.answer(call))
@@ -284,6 +370,32 @@ class Approvals:
     @property
     def tools_asked(self) -> list[str]:
         return [call.tool for call in self.asked]
+
+
+class _ApprovalDesk:
+    """The frontend ``run_turn`` gives the conversation: ``Approvals`` answers."""
+
+    interactive = True
+
+    def __init__(self, desk: Approvals) -> None:
+        self.desk = desk
+
+    async def approve(self, record: ToolCallRecord) -> Answer:
+        from co_core.agent.frontend import Answer
+
+        scope = self.desk.scope if self.desk.scope in ("once", "session", "project") else "once"
+        return Answer(self.desk.decide(record.call), self.desk.reason, scope)  # type: ignore[arg-type]
+
+    async def announce(self, records: Sequence[ToolCallRecord]) -> None:
+        return None
+
+    def show(self, record: ToolCallRecord) -> None:
+        return None
+
+    def warn(self, message: str) -> None:
+        from co_core.kernel.errors import print_warning
+
+        print_warning(message)
 
 
 @dataclass
@@ -301,43 +413,37 @@ class Turn:
 
 
 def run_turn(
-    app: App,
+    app: CoApp,
     prompt: str,
     script: Callable[[list[Any], Any], Any] | Any,
     *,
     approvals: Approvals | bool | Mapping[str, bool] | None = None,
     history: Sequence[Any] = (),
+    headless: bool = False,
 ) -> Turn:
     """Run one turn of ``co`` through the real agent with a scripted model.
 
     ``script`` is a FunctionModel function (see ``script_calls``) or a ready pydantic-ai
-    model. Your real tools run; calls needing approval go to ``approvals`` (default: deny,
-    like ``co ask`` with no terminal). Resources are closed when the turn ends.
+    model. Your real tools run; calls needing approval go to ``approvals`` (default: the
+    user says no). ``headless=True`` runs like ``co ask``: nobody to ask, so such calls are
+    denied with the reason and the flag that would allow them. Resources are closed when
+    the turn ends.
     """
     import asyncio
 
-    try:
-        from co_core.models import ResolvedModel
-        from co_core.session import Session
-    except ImportError as exc:  # a co-core without the agent
-        raise RuntimeError(f"run_turn needs Co's agent, missing here: {exc}") from exc
+    from co_core.agent.conversation import Conversation
+    from co_core.agent.models import ResolvedModel
 
     desk = approvals if isinstance(approvals, Approvals) else Approvals(approvals or False)
-    session = Session(app)
-    session._model = ResolvedModel(_as_model(script), "scripted")
-    session.history = list(history)
-    session.prepare()
-    co = session.ready()
-
-    async def approver(call: Any, decision: Any) -> tuple[bool, str, str]:
-        return desk.decide(call), desk.reason, desk.scope
-
-    co.runtime.approver = approver
+    conversation = Conversation(cast(App, app), frontend=_ApprovalDesk(desk), headless=headless)
+    conversation.model = ResolvedModel(_as_model(script), "scripted")
+    conversation.history = list(history)
+    conversation.prepare()
     try:
-        result = asyncio.run(session.run_turn(prompt))
-        session_id = session.deps.session_id
+        result = asyncio.run(conversation.run_turn(prompt))
+        session_id = conversation.deps.session_id
     finally:
-        problems = session.close()
+        problems = conversation.close()
     if problems:
         raise AssertionError(f"resources failed to close: {problems}")
     return Turn(
@@ -345,35 +451,60 @@ def run_turn(
         [record.as_dict() for record in result.calls],
         session_id,
         desk,
-        list(session.history),
+        list(conversation.history),
     )
 
 
-def scripted_model(script: Callable[[list[Any], Any], Any], *, name: str = "scripted") -> Any:
-    """A pydantic-ai ``FunctionModel`` running ``script`` for plain and streamed requests.
+def scripted_model(
+    script: Callable[[list[ModelMessage], Any], Any],
+    *,
+    chunk: int = 8,
+    delay: float = 0.0,
+    name: str = "scripted",
+) -> FunctionModel:
+    """A pydantic-ai ``FunctionModel`` running ``script(messages, info) -> ModelResponse``
+    (sync or async) for plain and streamed requests.
 
     ``co chat`` and ``co ask`` stream, so a model handed to them (``co ask --model
-    function:my_module:model``) must stream too: text comes as one chunk, tool calls whole.
+    function:my_module:model``) must stream too: text comes in ``chunk``-character pieces
+    (``delay`` seconds apart), tool calls whole.
     """
+    import asyncio
     import inspect
 
-    from pydantic_ai.messages import TextPart, ToolCallPart
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import DeltaToolCall, FunctionModel
 
-    async def respond(messages: list[Any], info: Any) -> Any:
+    async def respond(messages: list[ModelMessage], info: Any) -> ModelResponse:
         result = script(messages, info)
-        return await result if inspect.isawaitable(result) else result
+        response: ModelResponse = await result if inspect.isawaitable(result) else result
+        return response
 
-    async def stream(messages: list[Any], info: Any) -> Any:
+    async def stream(messages: list[ModelMessage], info: Any) -> Any:
         response = await respond(messages, info)
         for index, part in enumerate(response.parts):
             if isinstance(part, TextPart):
-                yield part.content
+                for start in range(0, len(part.content), chunk):
+                    if delay:
+                        await asyncio.sleep(delay)
+                    yield part.content[start : start + chunk]
             elif isinstance(part, ToolCallPart):
                 args = part.args if isinstance(part.args, str) else json.dumps(part.args or {})
                 yield {index: DeltaToolCall(part.tool_name, args, tool_call_id=part.tool_call_id)}
 
     return FunctionModel(respond, stream_function=stream, model_name=name)
+
+
+def last_user_text(messages: list[ModelMessage]) -> str:
+    """The most recent user prompt in the history (what a script usually reacts to)."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in reversed(message.parts):
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    return part.content
+    return ""
 
 
 def _as_model(script: Any) -> Any:

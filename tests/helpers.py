@@ -1,29 +1,57 @@
-"""Helpers for core tests: a Session over the test plugin, driven by a scripted model."""
+"""Helpers for core tests: a conversation over the test plugin, driven by a scripted model."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sqlite3
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from co_core.models import ResolvedModel
-from co_core.scripted import scripted_model
-from co_core.session import Session, TurnResult
-from co_core.testing import make_app
+from co_core.agent.calls import ToolCallRecord
+from co_core.agent.conversation import Conversation, TurnResult
+from co_core.agent.frontend import Answer, Frontend, NoTerminal
+from co_core.agent.models import ResolvedModel
+from co_core.testing import make_app, scripted_model
 
 
-def session_with(script: Any, settings: dict[str, Any] | None = None, **kw: Any) -> Session:
-    """A real Session (real agent, real tools) whose model is ``script``."""
+class Asking(NoTerminal):
+    """A frontend whose approval questions ``answer(record)`` answers (an Answer, or a
+    ``(approved, reason)`` pair); what it showed is kept in ``shown``."""
+
+    interactive = True
+
+    def __init__(self, answer: Callable[[ToolCallRecord], Any]) -> None:
+        self.answer = answer
+        self.shown: list[tuple[str, str]] = []
+
+    async def approve(self, record: ToolCallRecord) -> Answer:
+        given = self.answer(record)
+        if isinstance(given, Awaitable):
+            given = await given
+        return given if isinstance(given, Answer) else Answer(*given)
+
+    def show(self, record: ToolCallRecord) -> None:
+        self.shown.append((record.tool, record.status))
+
+
+def session_with(
+    script: Any,
+    settings: dict[str, Any] | None = None,
+    *,
+    frontend: Frontend | None = None,
+    **kw: Any,
+) -> Conversation:
+    """A real conversation (real agent, real tools) whose model is ``script``."""
     app = make_app(settings or {})
-    session = Session(app, **kw)
-    session._model = ResolvedModel(scripted_model(script), "scripted")
-    session.prepare()
-    return session
+    conversation = Conversation(app, frontend=frontend or NoTerminal(), **kw)
+    conversation.model = ResolvedModel(scripted_model(script), "scripted")
+    conversation.prepare()
+    return conversation
 
 
-def turn(session: Session, prompt: str) -> TurnResult:
+def turn(session: Conversation, prompt: str) -> TurnResult:
     return asyncio.run(session.run_turn(prompt))
 
 

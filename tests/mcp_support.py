@@ -1,9 +1,7 @@
-"""Shared set-up for the MCP tests: real MCP servers, a real engine, a scripted model.
+"""Shared set-up for the MCP tests: real MCP servers, Co's real conversation, a scripted model.
 
-``run_turn`` is a minimal chat loop in the shape of tests/test_policy_agent_fit.py: the
-policy engine decides each MCP call through pydantic-ai's approval mechanism, a scripted
-"user" answers prompts, and denials go back to the model. The real chat loop wires the same
-engine calls (see docs/mcp.md).
+``run_turn`` runs one turn of Co's own agent (policy gate, audit, MCP toolsets) whose
+model makes the given calls one after another; a scripted "user" answers prompts.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunContext, ToolDenied
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
@@ -25,11 +22,12 @@ from pydantic_ai.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo
 
-from co_core.mcp.toolsets import mcp_toolsets
-from co_core.policy import PolicyEngine
-from co_core.testing import make_app
+from co_core.agent.conversation import Conversation
+from co_core.agent.frontend import Answer, NoTerminal
+from co_core.agent.models import ResolvedModel
+from co_core.testing import make_app, scripted_model
 
 SERVER = str(Path(__file__).with_name("mcp_test_server.py"))
 
@@ -72,6 +70,23 @@ class Turn:
     results: list[str]  # what the model got back, in order
     warnings: list[str]
     decisions: dict[str, Any] = field(default_factory=dict)
+    session_id: str = ""
+
+
+class _User(NoTerminal):
+    """Answers approval questions with ``answer(decision)``; collects warnings."""
+
+    def __init__(self, answer: Callable[[Any], bool] | None) -> None:
+        self.answer = answer
+        self.interactive = answer is not None
+        self.warnings: list[str] = []
+
+    async def approve(self, record: Any) -> Answer:
+        yes = bool(self.answer and self.answer(record.decision))
+        return Answer(yes, "" if yes else "the user said no")
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
 
 
 def run_turn(
@@ -83,20 +98,8 @@ def run_turn(
     answer: Callable[[Any], bool] | None = None,
 ) -> Turn:
     """The model makes ``calls`` one after another, then says what it got back."""
-    engine = PolicyEngine.from_app(app, workspace=workspace, session_id="mcp", headless=headless)
-    warnings: list[str] = []
-    agent_specs: dict[str, Any] = {}  # an agent's own name -> ToolSpec map, kept in step
-    toolsets = mcp_toolsets(
-        app.settings, specs=[engine.specs, agent_specs], workspace=workspace, warn=warnings.append
-    )
-    decisions: dict[str, Any] = {}
+    import asyncio
 
-    def needs_approval(ctx: RunContext[Any], tool_def: Any, args: dict[str, Any]) -> bool:
-        decision = engine.decide(engine.make_call(tool_def.name, args), call_id=ctx.tool_call_id)
-        decisions[ctx.tool_call_id] = decision
-        return not decision.allowed
-
-    gated = [t.approval_required(needs_approval) for t in toolsets]
     seen: list[str] = []
     results: list[str] = []
 
@@ -114,35 +117,30 @@ def run_turn(
             return ModelResponse(parts=[ToolCallPart(name, args, f"call{len(back)}")])
         return ModelResponse(parts=[TextPart("results: " + " | ".join(results))])
 
-    agent = Agent(FunctionModel(script), output_type=[str, DeferredToolRequests], toolsets=gated)
-
-    async def main() -> str:
-        async with agent:  # the servers stay up for the whole turn
-            result = await agent.run("go")
-            while isinstance(result.output, DeferredToolRequests):
-                answers = DeferredToolResults()
-                for pending in result.output.approvals:
-                    decision = decisions[pending.tool_call_id]
-                    if decision.needs_approval and answer is not None:
-                        yes = answer(decision)
-                        engine.record_answer(decision, yes, call_id=pending.tool_call_id)
-                        answers.approvals[pending.tool_call_id] = (
-                            True if yes else ToolDenied("the user said no")
-                        )
-                    else:
-                        answers.approvals[pending.tool_call_id] = ToolDenied(decision.reason)
-                result = await agent.run(
-                    message_history=result.all_messages(), deferred_tool_results=answers
-                )
-            return result.output
-
-    import anyio
-
-    output = anyio.run(main)
-    assert {n: s for n, s in engine.specs.items() if s.plugin.startswith("mcp:")} == agent_specs
-    return Turn(output, list(seen), list(results), warnings, decisions)
+    user = _User(answer if not headless else None)
+    app.cwd = workspace
+    conversation = Conversation(app, frontend=user, headless=headless)
+    conversation.model = ResolvedModel(scripted_model(script), "scripted")
+    conversation.prepare()
+    try:
+        result = asyncio.run(conversation.run_turn("go"))
+        session_id = conversation.deps.session_id
+    finally:
+        conversation.close()
+    decisions = {record.call_id: record.decision for record in result.calls}
+    return Turn(result.output, list(seen), list(results), user.warnings, decisions, session_id)
 
 
-def audit_lines(data_dir: Path, session: str = "mcp") -> list[dict[str, Any]]:
-    path = data_dir / "audit" / f"{session}.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+def audit_lines(data_dir: Path, session: str = "") -> list[dict[str, Any]]:
+    """The audit lines of one session (or of every session) under ``data_dir``."""
+    files = (
+        [data_dir / "audit" / f"{session}.jsonl"]
+        if session
+        else (data_dir / "audit").glob("*.jsonl")
+    )
+    return [
+        json.loads(line)
+        for path in files
+        if path.exists()
+        for line in path.read_text().splitlines()
+    ]

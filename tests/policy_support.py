@@ -7,10 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from co_core import hookimpl, trust
+from co_core import hookimpl
+from co_core.kernel import trust
+from co_core.kernel.tools import ToolCall
 from co_core.policy import PolicyEngine
 from co_core.testing import make_app
-from co_core.tools import ToolCall
 
 TOOLS = {
     "read_file": ("read", "fs:read:{path}"),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import session_with, turn
+from helpers import Asking, session_with, turn
 from pydantic_ai.exceptions import ModelRequestTimeout, UnexpectedModelBehavior, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelRequest,
@@ -20,8 +20,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from co_core.failures import describe
-from co_core.scripted import last_user_text
+from co_core.testing import last_user_text
+from co_core.ui.failures import describe
 
 pytestmark = pytest.mark.usefixtures("testplug")
 
@@ -155,7 +155,7 @@ def test_a_model_slower_than_request_timeout_ends_the_turn_and_the_session_goes_
 def test_a_model_that_stalls_mid_answer_times_out_and_the_session_goes_on() -> None:
     from pydantic_ai.models.function import FunctionModel
 
-    from co_core.models import ResolvedModel
+    from co_core.agent.models import ResolvedModel
 
     stall = [True]
 
@@ -167,7 +167,7 @@ def test_a_model_that_stalls_mid_answer_times_out_and_the_session_goes_on() -> N
 
     session = session_with(lambda m, i: None, {"request_timeout": 0.3})
     model = FunctionModel(stream_function=stream, model_name="stalling")
-    session._model = ResolvedModel(model, "stalling")
+    session.model = ResolvedModel(model, "stalling")
     seen: list[Any] = []
 
     async def on_event(event: Any) -> None:
@@ -221,7 +221,7 @@ def test_tool_calls_written_as_text_are_run(text: str) -> None:
 
     result = turn(session_with(script), "red?")
     assert result.output == "- red: https://example.org/red"
-    assert [(c.tool, c.decision, c.status) for c in result.calls] == [("lookup", "allow", "ok")]
+    assert [(c.tool, c.verdict, c.status) for c in result.calls] == [("lookup", "allow", "ok")]
 
 
 def test_text_tool_calls_go_through_approval_too(tmp_path: Path) -> None:
@@ -265,23 +265,22 @@ def test_approval_asked_for_writes_and_the_model_sees_the_answer(tmp_path: Path)
         name = last_user_text(messages)
         return ModelResponse(parts=[ToolCallPart("write_note", {"name": name, "text": "hello"})])
 
-    session = session_with(script)
-    session.deps.workspace = tmp_path
     answers = iter([(True, ""), (False, "not that file")])
 
-    async def approver(call: Any, decision: Any) -> tuple[bool, str]:
-        asked.append((call.tool, call.permission_key, decision.effect))
+    def approver(record: Any) -> tuple[bool, str]:
+        asked.append((record.tool, record.call.permission_key, record.decision.effect))
         return next(answers)
 
-    session.runtime.approver = approver
+    session = session_with(script, frontend=Asking(approver))
+    session.deps.workspace = tmp_path
     first = turn(session, "a.txt")
     assert (tmp_path / "a.txt").read_text() == "hello"
     assert first.output.startswith("success: wrote 5 characters")
-    assert [c.decision for c in first.calls] == ["approved"]
+    assert [c.verdict for c in first.calls] == ["approved"]
     second = turn(session, "b.txt")
     assert not (tmp_path / "b.txt").exists()
     assert second.output == "denied: The user denied this call: not that file"
-    assert [(c.decision, c.status) for c in second.calls] == [("denied", "denied")]
+    assert [(c.verdict, c.status) for c in second.calls] == [("denied", "denied")]
     assert asked == [
         ("write_note", "fs:write:a.txt", "ask"),
         ("write_note", "fs:write:b.txt", "ask"),
@@ -296,10 +295,9 @@ def test_yolo_allows_without_asking(tmp_path: Path) -> None:
 
     session = session_with(script, yolo=True)
     session.deps.workspace = tmp_path
-    session.runtime.yolo = True
     result = turn(session, "go")
     assert (tmp_path / "y.txt").read_text() == "z"
-    assert [(c.decision, c.status) for c in result.calls] == [("allow", "ok")]
+    assert [(c.verdict, c.status) for c in result.calls] == [("allow", "ok")]
 
 
 def test_cancelled_turn_leaves_no_dangling_tool_call() -> None:
@@ -330,7 +328,7 @@ def test_cancelled_turn_leaves_no_dangling_tool_call() -> None:
 
 
 def test_patch_dangling_answers_unanswered_calls() -> None:
-    from co_core.agent import INTERRUPTED, patch_dangling
+    from co_core.sessions.history import INTERRUPTED, patch_dangling
 
     history = [
         ModelRequest(parts=[UserPromptPart("hi")]),
@@ -356,8 +354,12 @@ def test_a_tool_that_fails_to_import_is_named_and_skipped() -> None:
     app = make_app({})
     app.warn = warnings.append
     app.host.register(Broken(), "broken")
-    from co_core.agent import build_agent
+    from co_core.agent.build import build_agent
+    from co_core.agent.calls import CallLog
+    from co_core.agent.frontend import NoTerminal
+    from co_core.policy.engine import PolicyEngine
 
-    co = build_agent(app.host, app.settings, warn=app.warn)
+    calls = CallLog(PolicyEngine.from_app(app, audit=False), NoTerminal())
+    co = build_agent(app.host, app.settings, calls, warn=app.warn)
     assert "gone" not in co.specs and "lookup" in co.specs
     assert any("'gone'" in w and "broken" in w for w in warnings)

@@ -118,21 +118,24 @@ def test_status_says_when_something_is_always_allowed(co_dirs: Path) -> None:
 
 
 def test_the_prompt_folds_long_values_and_reads_every_answer() -> None:
-    from co_core.approval_view import describe, fold, parse_answer
-    from co_core.gate import Decision
-    from co_core.tools import ToolCall
+    from co_core.agent.calls import ToolCallRecord
+    from co_core.agent.frontend import Answer
+    from co_core.kernel.tools import ToolCall
+    from co_core.policy.engine import PolicyEngine
+    from co_core.ui.approval import describe, fold, parse_answer
 
     body = "\n".join(f"line {n}" for n in range(100))
     call = ToolCall(
         "write_file", "shell", {"path": "a.py", "content": body}, "fs:write:a.py", "write"
     )
-    shown = "\n".join(describe(call, Decision("ask", "default for write-risk tools", "default")))
+    record = ToolCallRecord("c1", call, PolicyEngine().decide(call))
+    shown = "\n".join(describe(record))
     assert "path: a.py" in shown and "line 11" in shown and "line 12\n" not in shown
     assert "more lines]" in shown and "permission: fs:write:a.py" in shown
     assert "why: default for write-risk tools [default]" in shown
     assert fold("short") == "short" and "folded" in fold("x" * 1000)
-    assert parse_answer("y") == (True, "", "once")
-    assert parse_answer("S") == (True, "", "session")
-    assert parse_answer("always") == (True, "", "project")
+    assert parse_answer("y") == Answer(True, "", "once")
+    assert parse_answer("S") == Answer(True, "", "session")
+    assert parse_answer("always") == Answer(True, "", "project")
     assert parse_answer("n") is None and parse_answer("") is None  # then a reason is asked
-    assert parse_answer("use the other file") == (False, "use the other file", "once")
+    assert parse_answer("use the other file") == Answer(False, "use the other file", "once")

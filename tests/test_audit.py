@@ -1,17 +1,23 @@
-"""The audit trail: one redacted JSONL file per session, pruned after N days."""
+"""The audit trail: one redacted JSONL line per decision, answer and execution, per session.
+
+Driven at the turn level: a scripted model calls real tools through Co's agent and policy,
+and the tests read the file a user would read.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
-from policy_support import build_app, call
+import pytest
+from pydantic_ai import ModelRetry, RunContext, ToolFailed
 
-from co_core import audit
-from co_core.policy import PolicyEngine
+from co_core import CoDeps, hookimpl
+from co_core.policy import PolicyEngine, audit
+from co_core.testing import audit_entries, make_app, run_turn, script_calls, use_plugin
 
 SECRETS = {
     "openai": "sk-proj-Zx81kQ2mN4pL7vR9tY3wE6uI0oPa",
@@ -24,130 +30,159 @@ SECRETS = {
     "settings": "plain-looking-but-configured-secret-42",
     "url": "s3cr3tPassw0rdInUrl",
 }
+SEEN_AT_RUN: list[list[tuple[str, str]]] = []  # the audit lines each tool found when it ran
 
 
-def _engine(tmp_path: Path, settings_secret: str | None = None, **options) -> PolicyEngine:
-    app = build_app(tmp_path)
-    if settings_secret:
-        from co_core.testing import make_app
+def _lines_now(ctx: RunContext[CoDeps]) -> None:
+    SEEN_AT_RUN.append([(e["event"], e["call_id"]) for e in audit_entries(ctx.deps.session_id)])
 
-        app = make_app({"api_key": settings_secret}, cwd=tmp_path)
-        from policy_support import ToolsPlugin
 
-        app.host.register(ToolsPlugin(), "fake")
-    return PolicyEngine.from_app(app, workspace=tmp_path, session_id="s-1", **options)
+def write_note(ctx: RunContext[CoDeps], path: str, text: str) -> str:
+    """Write a note."""
+    _lines_now(ctx)
+    (ctx.deps.workspace / path).write_text(text)
+    return "written"
+
+
+def read_note(ctx: RunContext[CoDeps], path: str) -> str:
+    """Read a note."""
+    _lines_now(ctx)
+    return (ctx.deps.workspace / path).read_text()
+
+
+def run_shell(ctx: RunContext[CoDeps], cmd: str) -> str:
+    """Run a command (pretend): "fail" fails, "broken" crashes, "again" asks for a retry."""
+    if "again" in cmd:
+        raise ModelRetry(f"exit 2; try without 'again' ({cmd})")
+    if "fail" in cmd:
+        raise ToolFailed(f"exit 1: {cmd}")
+    if "broken" in cmd:
+        raise RuntimeError(f"the tool broke on {cmd}")
+    return f"ran {cmd}"
+
+
+class Tools:
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(write_note, risk="write", permission="fs:write:{path}")
+        register(read_note, risk="read", permission="fs:read:{path}")
+        register(run_shell, risk="exec", permission="shell:exec:{cmd}")
+
+
+def lines(session: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in audit.audit_file(session).read_text().splitlines()]
 
 
 def test_every_decision_answer_and_execution_is_a_line(co_dirs: Path, tmp_path: Path) -> None:
-    engine = _engine(tmp_path)
-    the_call = call(engine, "write_file", path="notes.md", text="hello")
-    decision = engine.decide(the_call, call_id="c1")
-    engine.record_answer(decision, True, scope="session", call_id="c1")
-    engine.audit.execution(
-        tool="write_file",
-        plugin="fake",
-        key=the_call.permission_key,
-        status="ok",
-        duration=0.0123,
-        call_id="c1",
-    )
-    path = Path(os.environ["CO_DATA_DIR"]) / "audit" / "s-1.jsonl"
+    script = script_calls(("write_note", {"path": "notes.md", "text": "hello"}))
+    with use_plugin(Tools(), cwd=tmp_path) as app:
+        turn = run_turn(app, "write it", script, approvals=True)
+    path = audit.audit_file(turn.session_id)
     assert oct(path.stat().st_mode & 0o777) == "0o600"
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
-    assert [e["event"] for e in lines] == ["decision", "answer", "execution"]
-    first = lines[0]
-    assert first["session"] == "s-1" and first["tool"] == "write_file" and first["plugin"] == "fake"
+    found = lines(turn.session_id)
+    assert [e["event"] for e in found] == ["decision", "answer", "execution"]
+    first = found[0]
+    assert first["session"] == turn.session_id and first["tool"] == "write_note"
     assert (first["permission"], first["effect"], first["source"]) == (
         "fs:write:notes.md",
         "ask",
         "default",
     )
     assert first["arguments"] == {"path": "notes.md", "text": "hello"}
-    assert lines[1]["effect"] == "allow" and lines[1]["scope"] == "session"
-    assert lines[2]["status"] == "ok" and lines[2]["duration_ms"] == 12.3
+    assert found[1]["effect"] == "allow" and found[1]["source"] == "user"
+    assert found[2]["status"] == "ok" and found[2]["duration_ms"] >= 0
+    assert len({e["call_id"] for e in found}) == 1  # one call, three lines about it
 
 
-def _logged(path: Path) -> list[tuple[str, str]]:
-    if not path.exists():
-        return []
-    return [(e["event"], e["call_id"]) for e in map(json.loads, path.read_text().splitlines())]
+def test_a_call_is_in_the_file_before_it_runs(co_dirs: Path, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("A")
+    SEEN_AT_RUN.clear()
+    script = script_calls(
+        ("read_note", {"path": "a.md"}), ("write_note", {"path": "b.md", "text": "B"})
+    )
+    with use_plugin(Tools(), cwd=tmp_path) as app:
+        turn = run_turn(app, "go", script, approvals=True)
+    read_id, write_id = [e["call_id"] for e in turn.audit("decision")]
+    assert SEEN_AT_RUN[0] == [("decision", read_id)]
+    assert SEEN_AT_RUN[1] == [
+        ("decision", read_id),
+        ("execution", read_id),
+        ("decision", write_id),
+        ("answer", write_id),
+    ]
 
 
-def test_a_call_that_changes_something_is_in_the_file_before_it_runs(
+@pytest.mark.parametrize(
+    "args, status",
+    [
+        ({"cmd": "make again"}, "retry"),  # ModelRetry: the model must fix its call
+        ({"cmd": "make fail"}, "error"),  # ToolFailed: a failure the model sees
+        ({"command": "make"}, "retry"),  # arguments that do not validate
+    ],
+)
+def test_failing_calls_write_an_execution_line(
+    co_dirs: Path, tmp_path: Path, args: dict[str, str], status: str
+) -> None:
+    script = script_calls(("run_shell", args), answer="gave up")
+    with use_plugin(Tools(), cwd=tmp_path) as app:
+        turn = run_turn(app, "build it", script, approvals=True)
+    executions = turn.audit("execution")
+    assert [e["status"] for e in executions] == [status]
+    assert executions[0]["error"] and executions[0]["tool"] == "run_shell"
+    assert [c["status"] for c in turn.calls] == [status]
+
+
+def test_a_tool_that_crashes_ends_the_turn_and_still_writes_its_line(
     co_dirs: Path, tmp_path: Path
 ) -> None:
-    """Reads may be written together on the event loop's next pass; a write, send or exec
-    decision is in the file when decide() returns, after every line before it."""
-    engine = _engine(tmp_path)
-    path = Path(os.environ["CO_DATA_DIR"]) / "audit" / "s-1.jsonl"
-
-    async def turn() -> tuple[list, list, list]:
-        engine.decide(call(engine, "read_file", path="a.md"), call_id="r1")
-        engine.decide(call(engine, "write_file", path="b.md"), call_id="w1")
-        at_write = _logged(path)
-        engine.decide(call(engine, "read_file", path="c.md"), call_id="r2")
-        engine.record_execution(call(engine, "read_file", path="c.md"), status="ok",
-                                duration=0.001, call_id="r2")  # fmt: skip
-        await asyncio.sleep(0)  # the loop's next pass
-        next_pass = _logged(path)
-        engine.decide(call(engine, "run_shell", cmd="ls"), call_id="x1")
-        return at_write, next_pass, _logged(path)
-
-    at_write, next_pass, last = asyncio.run(turn())
-    assert at_write == [("decision", "r1"), ("decision", "w1")]
-    assert next_pass == [*at_write, ("decision", "r2"), ("execution", "r2")]
-    assert last == [*next_pass, ("decision", "x1")]
-
-
-def test_lines_waiting_for_the_loop_are_written_when_the_log_closes(
-    co_dirs: Path, tmp_path: Path
-) -> None:
-    engine = _engine(tmp_path)
-    path = Path(os.environ["CO_DATA_DIR"]) / "audit" / "s-1.jsonl"
-
-    async def interrupted() -> list:  # closed before the loop gets another pass
-        engine.decide(call(engine, "read_file", path="a.md"), call_id="r1")
-        engine.audit.close()
-        return _logged(path)
-
-    assert asyncio.run(interrupted()) == [("decision", "r1")]
+    with use_plugin(Tools(), cwd=tmp_path) as app:
+        with pytest.raises(RuntimeError, match="the tool broke"):
+            run_turn(app, "go", script_calls(("run_shell", {"cmd": "broken"})), approvals=True)
+    executions = [e for e in audit_entries(event="execution")]
+    assert [(e["status"], e["error"]) for e in executions] == [
+        ("error", "the tool broke on broken")
+    ]
 
 
 def test_secrets_never_reach_the_audit_file(co_dirs: Path, tmp_path: Path) -> None:
-    engine = _engine(tmp_path, settings_secret=SECRETS["settings"])
     s = SECRETS
     calls = [
-        call(
-            engine,
+        (
             "run_shell",
-            cmd=f"curl -H 'Authorization: Bearer {s['bearer']}' https://api.example",
+            {"cmd": f"curl -H 'Authorization: Bearer {s['bearer']}' https://api.example"},
         ),
-        call(engine, "run_shell", cmd=f"OPENAI_API_KEY={s['openai']} python app.py"),
-        call(engine, "run_shell", cmd=f"git clone https://bob:{s['url']}@git.example/repo"),
-        call(engine, "run_shell", cmd=f"echo {s['settings']} | mysql --password {s['password']}"),
-        call(engine, "write_file", path="key.pem", text=s["pem"]),
-        call(engine, "write_file", path="cfg.json", api_token=s["slack"], text=f"aws={s['aws']}"),
-        call(engine, "post_message", channel="#ops", text=f"token is {s['github']}"),
-        call(engine, "mystery", thing="x", credentials={"password": s["password"]}),
+        ("run_shell", {"cmd": f"OPENAI_API_KEY={s['openai']} python app.py"}),
+        ("run_shell", {"cmd": f"git clone https://bob:{s['url']}@git.example/repo"}),
+        ("run_shell", {"cmd": f"echo {s['settings']} | mysql --password {s['password']}"}),
+        ("write_note", {"path": "key.pem", "text": s["pem"]}),
+        ("write_note", {"path": "cfg.json", "text": f"aws={s['aws']} slack={s['slack']}"}),
+        ("run_shell", {"cmd": f"again with token {s['github']}"}),
     ]
-    for number, the_call in enumerate(calls):
-        decision = engine.decide(the_call, call_id=str(number))
-        engine.record_answer(decision, False, reason=f"no, that leaks {s['slack']}")
-    engine.audit.execution(
-        tool="run_shell",
-        plugin="fake",
-        key=calls[0].permission_key,
-        status="error",
-        duration=1.0,
-        error=f"401 for Bearer {s['bearer']} (key {s['openai']})",
-    )
-    data = audit.audit_file("s-1").read_bytes()
-    assert data.count(b"\n") == 2 * len(calls) + 1
+    with use_plugin(Tools(), cwd=tmp_path, settings={"api_key": s["settings"]}) as app:
+        desk = {"run_shell": True, "write_note": False}
+        turn = run_turn(app, "go", script_calls(*calls), approvals=desk)
+    data = audit.audit_file(turn.session_id).read_bytes()
+    assert data.count(b'"event": "decision"') == len(calls)
     for name, secret in SECRETS.items():
         for piece in secret.splitlines():
             assert piece.encode() not in data, name
     assert b"[REDACTED]" in data
-    assert b"curl -H" in data and b"#ops" in data  # the rest is still readable
+    assert b"curl -H" in data and b"key.pem" in data  # the rest is still readable
+
+
+def test_shell_parts_and_approved_keys_are_readable_in_the_audit(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    script = script_calls(("run_shell", {"cmd": "make build && make fail"}))
+    with use_plugin(Tools(), cwd=tmp_path) as app:
+        turn = run_turn(app, "go", script, approvals=True)
+    decision, answer, execution = lines(turn.session_id)
+    assert [p["permission"] for p in decision["parts"]] == [
+        "shell:exec:make build",
+        "shell:exec:make fail",
+    ]
+    assert answer["approved"] == ["shell:exec:make build", "shell:exec:make fail"]
+    assert (execution["status"], execution["error"]) == ("error", "exit 1: make build && make fail")
 
 
 def test_old_audit_files_are_pruned(co_dirs: Path, tmp_path: Path) -> None:
@@ -161,15 +196,9 @@ def test_old_audit_files_are_pruned(co_dirs: Path, tmp_path: Path) -> None:
     os.utime(recent, (ten_days_ago, ten_days_ago))
     audit.AuditLog("new", days=30)
     assert not old.exists() and recent.exists()
-    app = build_app(tmp_path)
-    from co_core.testing import write_settings
-
-    write_settings({"policy": {"audit_days": 5}}, co_dirs)
-    from co_core.testing import make_app
-
-    PolicyEngine.from_app(make_app(cwd=tmp_path), workspace=tmp_path, session_id="x")
+    app = make_app({"policy": {"audit_days": 5}}, cwd=tmp_path)
+    PolicyEngine.from_app(app, workspace=tmp_path, session_id="x")
     assert not recent.exists()
-    assert app is not None
 
 
 def test_session_ids_cannot_escape_the_audit_folder(co_dirs: Path) -> None:
@@ -179,37 +208,11 @@ def test_session_ids_cannot_escape_the_audit_folder(co_dirs: Path) -> None:
     assert list(audit.audit_dir().iterdir()) == [log.path]
 
 
-def test_shell_parts_and_approved_keys_are_readable_in_the_audit(
-    co_dirs: Path, tmp_path: Path
-) -> None:
-    engine = _engine(tmp_path)
-    the_call = engine.make_call("run_shell", {"cmd": "make build && make install"})
-    decision = engine.decide(the_call, call_id="c9")
-    engine.record_answer(decision, True, scope="project", call_id="c9")
-    engine.record_execution(the_call, status="error", duration=2.0, error="exit 2", call_id="c9")
-    lines = [json.loads(line) for line in audit.audit_file("s-1").read_text().splitlines()]
-    assert [p["permission"] for p in lines[0]["parts"]] == [
-        "shell:exec:make build",
-        "shell:exec:make install",
-    ]
-    assert lines[1]["approved"] == ["shell:exec:make build", "shell:exec:make install"]
-    assert (lines[2]["status"], lines[2]["error"], lines[2]["duration_ms"]) == (
-        "error",
-        "exit 2",
-        2000.0,
-    )
-
-
 def test_lines_keep_coming_after_the_file_is_pruned_mid_session(co_dirs: Path) -> None:
     log = audit.AuditLog("long-session")
     log.write("decision", {"tool": "first"})
-    # the session sat idle for longer than the recheck interval, and meanwhile another Co
-    # pruned the file (only a file not written to for a day can be pruned)
-    log.recheck_after = 0
-    log.path.unlink()
+    log.path.unlink()  # another Co pruned it (only files idle for a day can be pruned)
     log.write("decision", {"tool": "second"})
-    log.close()
-    log.write("execution", {"tool": "third"})  # after close: reopened, nothing lost
     tools = [json.loads(line)["tool"] for line in log.path.read_text().splitlines()]
-    assert tools == ["second", "third"]
+    assert tools == ["second"]
     assert oct(log.path.stat().st_mode & 0o777) == "0o600"

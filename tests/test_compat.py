@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from co_core import HOOKSPEC_VERSION
-from co_core.hookspecs import HOOKSPEC_VERSION as SPEC_VERSION
+from co_core.kernel.hookspecs import HOOKSPEC_VERSION as SPEC_VERSION
+from co_core.kernel.tools import ToolCall
 from co_core.testing import install_fake_plugin, make_app, run_co
-from co_core.tools import ToolCall
 
 OLD = """
 from co_core import hookimpl
@@ -180,7 +180,7 @@ def test_plugin_requiring_a_newer_co_core_is_named_and_skipped(co_dirs: Path, si
 
 
 def test_registering_a_too_new_plugin_in_a_test_says_why(co_dirs: Path) -> None:
-    from co_core.plugins import Incompatible
+    from co_core.kernel.host import Incompatible
     from co_core.testing import use_plugin
 
     class Future:

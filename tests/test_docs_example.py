@@ -15,7 +15,7 @@ from pydantic_ai import Agent, Tool
 from pydantic_ai.models.function import FunctionModel
 
 from co_core import CoError, ToolCall
-from co_core.deps import CoDeps
+from co_core.kernel.deps import CoDeps
 from co_core.testing import (
     Approvals,
     install_package,
@@ -152,7 +152,6 @@ def run_co_python(code: str) -> str:
 
 # docs: test_turn
 def test_a_turn_of_co_adds_a_todo(co_dirs: Path, tmp_path: Path) -> None:
-    pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
     todo_file = tmp_path / "todo.json"
     settings = {"todo": {"file": str(todo_file)}}
     script = script_calls(("add_todo", {"title": "call Ada"}))

@@ -17,7 +17,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from co_core import local_model
+from co_core.agent import local_model
 
 CO = str(Path(sys.executable).parent / "co")
 PROMPT = "Use the add_numbers tool to add 2 and 3."

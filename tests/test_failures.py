@@ -6,8 +6,8 @@ import httpx
 import pytest
 from pydantic_ai import exceptions as pe
 
-from co_core.errors import CoError
-from co_core.failures import describe
+from co_core.kernel.errors import CoError
+from co_core.ui.failures import describe
 
 
 @pytest.mark.parametrize(

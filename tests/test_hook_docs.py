@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from co_core import hookspecs
+from co_core.kernel import hookspecs
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")

@@ -11,12 +11,12 @@ import pytest
 from pydantic import SecretStr
 
 from co_core import hookimpl, ok
-from co_core.errors import SettingsError
-from co_core.plugins import PluginHost
-from co_core.settings import SectionModel, setting
-from co_core.status_report import collect_status
+from co_core.kernel.errors import SettingsError
+from co_core.kernel.host import PluginHost
+from co_core.kernel.settings import SectionModel, setting
+from co_core.kernel.status import collect_status
+from co_core.kernel.tools import ToolCall
 from co_core.testing import install_fake_plugin, make_app, run_co
-from co_core.tools import ToolCall
 
 
 class GreeterSettings(SectionModel):
@@ -214,8 +214,7 @@ def test_hook_system_instructions(co_dirs: Path) -> None:
 
 
 def test_hook_prompt_markers(co_dirs: Path) -> None:
-    from co_core.repl import Repl
-    from co_core.session import Session
+    from co_core.ui.repl import Repl
 
     calm = dict(greeter_app().host.call_each("prompt_markers", settings=greeter_app().settings))
     assert calm["greeter"] is None
@@ -225,7 +224,7 @@ def test_hook_prompt_markers(co_dirs: Path) -> None:
     )
     # co chat puts it (and --yolo) in red in the prompt line: --yolo at once, the plugin's
     # marker as soon as settings are validated (in the background, after the prompt appears)
-    repl = Repl(app, Session(app, yolo=True))
+    repl = Repl(app, yolo=True)
 
     def shown() -> str:
         return "".join(text for _style, text in repl.prompt_text())

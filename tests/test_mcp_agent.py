@@ -1,4 +1,4 @@
-"""MCP tools inside Co's real agent (co_core.agent / co_core.session, issue 3).
+"""MCP tools inside Co's real agent (co_core.agent.build / co_core.agent.conversation, issue 3).
 
 Skipped until the agent lands in main. Then it checks the wiring docs/mcp.md asks of
 ``build_agent``: ``toolsets=mcp_toolsets(settings, specs=specs, warn=warn)``, so MCP tools
@@ -10,13 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
+from helpers import Asking, session_with, turn
 from mcp_support import sdk_server
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-
-pytest.importorskip("co_core.session", reason="the agent (issue 3) has not landed yet")
-helpers = pytest.importorskip("helpers", reason="the agent's test helpers have not landed yet")
-session_with, turn = helpers.session_with, helpers.turn
 
 
 def test_mcp_tools_in_the_real_agent_are_gated(
@@ -33,19 +29,17 @@ def test_mcp_tools_in_the_real_agent_are_gated(
             return ModelResponse(parts=[TextPart(f"{last.outcome}: {last.content}")])
         return ModelResponse(parts=[ToolCallPart("t_write_note", {"text": "hi"})])
 
-    session = session_with(
-        script, {"mcp_servers": {"t": sdk_server(env={"NOTE_FILE": str(notes)})}}
-    )
-    first = turn(session, "go")
+    settings = {"mcp_servers": {"t": sdk_server(env={"NOTE_FILE": str(notes)})}}
+    first = turn(session_with(script, settings), "go")
     assert "t_write_note" in seen
     assert not notes.exists() and first.output.startswith("denied"), first.output
     asked = []
 
-    async def approver(call: Any, decision: Any) -> tuple[bool, str]:
-        asked.append((call.tool, call.plugin, call.permission_key, decision.effect))
+    def approver(record: Any) -> tuple[bool, str]:
+        call = record.call
+        asked.append((call.tool, call.plugin, call.permission_key, record.decision.effect))
         return True, ""
 
-    session.runtime.approver = approver
-    second = turn(session, "go")
+    second = turn(session_with(script, settings, frontend=Asking(approver)), "go")
     assert notes.read_text() == "hi\n", second.output
     assert asked == [("t_write_note", "mcp:t", "mcp:t:write_note", "ask")]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mcp_support import SERVER, app_with, audit_lines, run_turn, sdk_server, time_server
 
-from co_core import paths, trust
+from co_core.kernel import paths, trust
 
 
 def test_time_server_tools_are_listed_and_called_when_a_rule_allows(
@@ -179,8 +179,8 @@ def test_a_streamable_http_server_gets_its_headers_and_a_wrong_token_is_one_line
 
 
 def test_odd_tool_names_keep_a_literal_permission_key() -> None:
+    from co_core.kernel.tools import ToolSpec
     from co_core.mcp.toolsets import _escape, model_tool_name, permission_key
-    from co_core.tools import ToolSpec
 
     key = permission_key("t", "read{path}")
     spec = ToolSpec("t_x", "m:f", "mcp:t", None, _escape(key))
@@ -202,18 +202,14 @@ def test_a_server_that_never_answers_is_given_up_on_and_the_turn_goes_on(
 def test_secrets_in_mcp_server_settings_never_reach_the_audit(
     co_dirs: Path, tmp_path: Path
 ) -> None:
-    from co_core.policy import PolicyEngine
-
     servers = {
-        "gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "plain-gh-value-1234"}},
+        "t": sdk_server(env={"GITHUB_TOKEN": "plain-gh-value-1234"}),
         "web": {"url": "https://h/mcp", "headers": {"Authorization": "opaque-hdr-value-5678"}},
     }
     app = app_with(servers, cwd=tmp_path)
-    engine = PolicyEngine.from_app(app, workspace=tmp_path, session_id="mcp", headless=True)
-    call = engine.make_call(
-        "gh_create_issue", {"body": "token plain-gh-value-1234 and opaque-hdr-value-5678"}
-    )
-    engine.decide(call)
-    text = (paths.data_dir() / "audit" / "mcp.jsonl").read_text()
+    body = "token plain-gh-value-1234 and opaque-hdr-value-5678"
+    turn = run_turn(app, tmp_path, [("t_echo", {"text": body})])
+    assert "needs approval" in turn.results[0]  # decided, denied: nothing ran
+    text = "".join(json.dumps(line) for line in audit_lines(paths.data_dir(), turn.session_id))
     assert "plain-gh-value-1234" not in text and "opaque-hdr-value-5678" not in text
     assert "[REDACTED]" in text

@@ -29,7 +29,7 @@ def register_tools(register):
 TOOLS = '''
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.deps import CoDeps
+from co_core.kernel.deps import CoDeps
 
 
 def greet(ctx: RunContext[CoDeps], name: str) -> str:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from openai_server import Server
 
-from co_core.errors import CoError
-from co_core.models import NO_MODEL, auto_choice, resolve
+from co_core.agent.models import NO_MODEL, auto_choice, resolve
+from co_core.kernel.errors import CoError
 from co_core.testing import make_app
 
 
@@ -62,6 +62,7 @@ def test_openai_compatible_round_trip_sends_empty_content_and_no_forced_tool_cho
         {
             "tool": "add_numbers",
             "args": {"a": 2, "b": 3},
+            "permission": "testplug:add_numbers",
             "decision": "allow",
             "reason": "default for read-risk tools",  # the policy engine's default
             "status": "ok",
@@ -191,7 +192,7 @@ def test_auto_choice_prefers_ollama_then_gemini_then_local(
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     assert auto_choice(make_app({}).settings) == "gemini:gemini-2.5-flash"
     monkeypatch.delenv("GEMINI_API_KEY")
-    from co_core import local_model
+    from co_core.agent import local_model
 
     if local_model.installed() and local_model.default_gguf():
         assert auto_choice(make_app({}).settings) == "local"
@@ -207,7 +208,7 @@ def test_no_model_message_lists_three_ways() -> None:
 
 def test_co_help_does_not_import_pydantic_ai(co_dirs: Path) -> None:
     code = (
-        "import sys\nfrom co_core.cli import main\nsys.argv=['co','--help']\n"
+        "import sys\nfrom co_core.cli.main import main\nsys.argv=['co','--help']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "assert 'pydantic_ai' not in sys.modules, 'pydantic_ai imported'\nprint('light')"
     )

@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from co_core import trust
-from co_core.audit import AuditLog
+from co_core.kernel import trust
+from co_core.policy.audit import AuditLog
 from co_core.testing import write_settings
 
 
 def co(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from co_core.cli import main; main()", *args],
+        [sys.executable, "-c", "from co_core.cli.main import main; main()", *args],
         cwd=cwd,
         env={**os.environ, "COLUMNS": "200"},
         capture_output=True,
@@ -81,8 +81,9 @@ def test_audit_shows_and_filters_entries(co_dirs: Path, tmp_path: Path) -> None:
         "decision",
         {"tool": "run_shell", "effect": "deny", "source": "user", "permission": "shell:exec:rm x"},
     )
-    two.execution(
-        tool="read_file", plugin="p", key="fs:read:a", status="error", duration=0.5, error="gone"
+    two.write(
+        "execution",
+        {"tool": "read_file", "permission": "fs:read:a", "status": "error", "error": "gone"},
     )
 
     def entries(*args: str) -> list[dict]:

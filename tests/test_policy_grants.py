@@ -67,7 +67,7 @@ def test_ask_once_remembers_a_no_for_the_session(co_dirs: Path, tmp_path: Path) 
     rules = [{"match": "slack:post:*", "effect": "ask_once"}]
     engine = engine_for(tmp_path, user_rules=rules)
     first = engine.decide(call(engine, "post_message", channel="#team"))
-    engine.record_answer(first, False, reason="not now")
+    engine.record_answer(first, False)
     again = engine.decide(call(engine, "post_message", channel="#team"))
     assert (again.effect, again.source) == ("deny", "session")
     later = engine_for(tmp_path, user_rules=rules)

@@ -235,7 +235,7 @@ def test_untrusted_project_policy_is_reported(co_dirs: Path, tmp_path: Path) -> 
 
 
 def test_bad_rule_in_settings_is_one_clear_error(co_dirs: Path, tmp_path: Path) -> None:
-    from co_core.errors import CoError
+    from co_core.kernel.errors import CoError
 
     with pytest.raises(CoError, match="policy.rules.*ask_once"):
         engine_for(tmp_path, user_rules=[{"match": "fs:**", "effect": "sometimes"}])

@@ -6,11 +6,14 @@ import re
 
 import pytest
 
-from co_core.redact import _PATTERNS, MASK, Redactor
+from co_core.kernel.redact import _PATTERNS, MASK, Redactor
 
-# One sample per pattern in co_core.redact._PATTERNS (fake values of the real shapes)
+# One sample per pattern in co_core.kernel.redact._PATTERNS (fake values of the real shapes)
 SAMPLES = {
     "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+    # the same key after an error message was cut short: its BEGIN line is gone
+    "pem-tail": "MIIEowIBAAKCAQEA7x9k2mN4pL\nq7vR9tY3wE6uI0oPaZx81kQ2mN\n-----END RSA PRIVATE KEY-----",
+    "slack-webhook": "https://hooks.slack.com/services/T0123ABC/B0456DEF/Xy7zR4nd0mS3cr3tV4lu3",
     "openai": "sk-proj-Zx81kQ2mN4pL7vR9tY3wE6",
     "stripe": "rk_live_4eC39HqLyjWDarjtT1",
     "aws": "AKIAIOSFODNN7EXAMPLQ",
@@ -46,4 +49,22 @@ def test_each_kind_of_secret_is_masked_inside_text(kind: str) -> None:
 
 def test_ordinary_text_is_left_alone() -> None:
     text = "call_9f8e7d6c5b4a39281706f5e4d3c2b1a0 read notes/weekly review.md (skipped 3)"
+    assert Redactor().text(text) == text
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("machine api.example.com login bob password hunter2-but-longer", "hunter2-but-longer"),
+        ("mysql -u root -pS3cr3tPw0rd shop < dump.sql", "S3cr3tPw0rd"),
+        ("mysqldump --user=app -pAnotherPw1 db", "AnotherPw1"),
+    ],
+)
+def test_passwords_in_command_lines_and_netrc_are_masked(text: str, secret: str) -> None:
+    masked = Redactor().text(text)
+    assert secret not in masked and MASK in masked
+
+
+def test_options_that_only_look_like_passwords_stay() -> None:
+    text = "find . -print -perm 644 -path ./x && ssh -p 2222 host"
     assert Redactor().text(text) == text

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from co_core.scaffold import plugin_name, render
+from co_core.cli.scaffold import plugin_name, render
 from co_core.testing import run_co
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +115,6 @@ def test_co_lists_it_and_knows_its_settings(installed: Installed) -> None:
 
 @pytest.mark.slow
 def test_its_tool_works_in_co_ask(installed: Installed) -> None:
-    pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
     (installed.root / "ask_script.py").write_text(
         "from co_core.testing import script_calls, scripted_model\n"
         "model = scripted_model(script_calls(('weather_search', {'query': 'an'})))\n"

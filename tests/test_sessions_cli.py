@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from co_core.sessions.chat import Recorder
+from co_core.sessions.recorder import Recorder
 from co_core.sessions.store import SessionStore
 from co_core.testing import run_co
 from tests.sessions_support import tool_turn, turn

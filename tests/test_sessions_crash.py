@@ -9,14 +9,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-from co_core.sessions.chat import Recorder
 from co_core.sessions.history import pairing_problems
+from co_core.sessions.recorder import Recorder
 from co_core.sessions.store import SessionStore
 
 WRITER = textwrap.dedent(
     """
     import sys
-    from co_core.sessions.chat import Recorder
+    from co_core.sessions.recorder import Recorder
     from co_core.sessions.store import SessionStore
     from tests.sessions_support import tool_turn
 

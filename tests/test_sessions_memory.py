@@ -9,12 +9,13 @@ import pytest
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_core.sessions.chat import Memory, Recorder
 from co_core.sessions.compact import ACK, SUMMARY_HEADER, NothingToCompact
+from co_core.sessions.context import ContextKeeper
 from co_core.sessions.history import pairing_problems
-from co_core.sessions.memory import DROP_NOTE, context_window
+from co_core.sessions.recorder import Recorder
 from co_core.sessions.settings import SessionSettings
 from co_core.sessions.store import SessionStore
+from co_core.sessions.tokens import DROP_NOTE, context_window
 from tests.sessions_support import Script, all_text, make_agent, run
 
 BIG = "HEAD-MARK " + "lorem ipsum dolor sit amet " * 2000 + " TAIL-MARK"
@@ -52,7 +53,7 @@ class Summariser:
 
 def test_large_old_tool_output_is_trimmed_to_head_and_tail(notes: Path) -> None:
     script = Script()
-    memory = Memory(SessionSettings(trim_tool_output=200, context_window=100_000))
+    memory = ContextKeeper(SessionSettings(trim_tool_output=200, context_window=100_000))
     agent = make_agent(script, [memory.capability()])
     history = chat(agent, notes, ["read big.txt", "hello"])
 
@@ -71,7 +72,7 @@ def test_large_old_tool_output_is_trimmed_to_head_and_tail(notes: Path) -> None:
 
 def test_oldest_turns_are_dropped_whole_to_fit_the_window(notes: Path) -> None:
     script = Script()
-    memory = Memory(SessionSettings(context_window=512, reserve_output=100))
+    memory = ContextKeeper(SessionSettings(context_window=512, reserve_output=100))
     agent = make_agent(script, [memory.capability()])
     prompts = [f"read n{n}.txt" for n in range(6)] + ["x" * 600 + " what now?"]
     history = chat(agent, notes, prompts)
@@ -101,7 +102,7 @@ def test_compaction_keeps_tool_pairs_valid_for_a_real_run(co_dirs: Path, notes: 
         original = len(history)
 
         summariser = Summariser()
-        memory = Memory(SessionSettings(keep_recent_turns=2))
+        memory = ContextKeeper(SessionSettings(keep_recent_turns=2))
         compacted = asyncio.run(memory.compact(history, FunctionModel(summariser), recorder))
 
         # the summariser was shown the old turns, tool outputs included, not the recent ones
@@ -139,7 +140,7 @@ def test_compaction_keeps_tool_pairs_valid_for_a_real_run(co_dirs: Path, notes: 
 def test_compacting_twice_stacks_correctly(co_dirs: Path, notes: Path) -> None:
     script = Script()
     agent = make_agent(script)
-    memory = Memory(SessionSettings(keep_recent_turns=1))
+    memory = ContextKeeper(SessionSettings(keep_recent_turns=1))
     with SessionStore() as store:
         recorder = Recorder.start(store, cwd=notes)
         history: list = []
@@ -160,14 +161,14 @@ def test_compacting_twice_stacks_correctly(co_dirs: Path, notes: Path) -> None:
 def test_nothing_to_compact_is_a_clear_error(notes: Path) -> None:
     history = chat(make_agent(Script()), notes, ["hello"])
     with pytest.raises(NothingToCompact, match="nothing to compact"):
-        asyncio.run(Memory(SessionSettings()).compact(history, FunctionModel(Summariser())))
+        asyncio.run(ContextKeeper(SessionSettings()).compact(history, FunctionModel(Summariser())))
 
 
 def test_auto_compaction_suggests_at_half_and_compacts_at_ninety_percent(
     co_dirs: Path, notes: Path
 ) -> None:
     window = 2000
-    memory = Memory(SessionSettings(context_window=window, keep_recent_turns=1))
+    memory = ContextKeeper(SessionSettings(context_window=window, keep_recent_turns=1))
     script = Script()
     agent = make_agent(script, [memory.capability()])
     summariser = FunctionModel(Summariser())
@@ -196,7 +197,7 @@ def test_auto_compaction_suggests_at_half_and_compacts_at_ninety_percent(
 
 
 def test_context_text_shows_usage_bar_and_breakdown(notes: Path) -> None:
-    memory = Memory(SessionSettings(context_window=8000))
+    memory = ContextKeeper(SessionSettings(context_window=8000))
     agent = make_agent(Script(), [memory.capability()])
     history = chat(agent, notes, ["read n1.txt", "thanks"])
     text = memory.context_text(history)
@@ -223,7 +224,7 @@ def test_summariser_request_fits_the_window_even_when_old_turns_are_huge(notes: 
     script = Script()
     history = chat(make_agent(script), notes, ["read big.txt", "read big.txt", "a", "b"])
     summariser = Summariser()
-    memory = Memory(SessionSettings(context_window=1024, reserve_output=100))
+    memory = ContextKeeper(SessionSettings(context_window=1024, reserve_output=100))
     result = asyncio.run(memory.compact(history, FunctionModel(summariser)))
     assert len(summariser.transcripts[0]) <= 1024 * 4
     assert "of the middle left out" in summariser.transcripts[0]

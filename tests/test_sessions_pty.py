@@ -122,9 +122,9 @@ def test_co_ask_is_saved_under_its_session_id(testplug: Path, tmp_path: Path) ->
 def test_resume_completion_offers_saved_ids(co_dirs: Path, tmp_path: Path) -> None:
     from prompt_toolkit.document import Document
 
-    from co_core.repl import SlashCompleter
-    from co_core.sessions.chat import Recorder, resume_completions
+    from co_core.sessions.recorder import Recorder, resume_completions
     from co_core.sessions.store import SessionStore
+    from co_core.ui.repl import SlashCompleter
     from tests.sessions_support import turn as text_turn
 
     with SessionStore() as store:

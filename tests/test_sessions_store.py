@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturnPart
 
-from co_core.errors import CoError
-from co_core.sessions.chat import Recorder
+from co_core.kernel.errors import CoError
 from co_core.sessions.history import INTERRUPTED, pairing_problems
+from co_core.sessions.recorder import Recorder
 from co_core.sessions.store import SessionStore
 from tests.sessions_support import Script, all_text, make_agent, run, turn
 

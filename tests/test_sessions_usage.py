@@ -12,12 +12,11 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponse, TextPart
 
-from co_core.models import ResolvedModel
-from co_core.scripted import scripted_model
-from co_core.session import Session
+from co_core.agent.conversation import Conversation
+from co_core.agent.models import ResolvedModel
 from co_core.sessions.store import SessionStore, store_path
-from co_core.testing import make_app, run_co
-from co_core.usage import cost_text
+from co_core.telemetry.usage import cost_text
+from co_core.testing import make_app, run_co, scripted_model
 from tests.sessions_support import turn
 
 PRICED = "openai:gpt-4o-mini"  # a model genai-prices knows, so the turns have a cost
@@ -27,9 +26,9 @@ def _reply(messages: list[Any], info: Any) -> ModelResponse:
     return ModelResponse(parts=[TextPart("noted " + "word " * 50)])
 
 
-def _session(**kw: Any) -> Session:
-    session = Session(make_app({}), **kw)
-    session._model = ResolvedModel(scripted_model(_reply), PRICED)
+def _session(**kw: Any) -> Conversation:
+    session = Conversation(make_app({}), **kw)
+    session.model = ResolvedModel(scripted_model(_reply), PRICED)
     session.prepare()
     return session
 

@@ -27,7 +27,7 @@ HELP_HEAVY = (*HEAVY, "pydantic", "rich.markdown", "sqlite3", "bashlex")
 PROBE = """
 import sys
 sys.argv = ["co", *{args!r}]
-from co_core.cli import main
+from co_core.cli.main import main
 try:
     main()
 except SystemExit:
@@ -78,7 +78,7 @@ def audit(event, args):
 sys.addaudithook(audit)
 atexit.register(lambda: open(os.environ["PROBE_OUT"], "w").write("\\n".join(before_prompt)))
 sys.argv = ["co", "chat", "-m", "function:co_scripts:chat"]
-from co_core.cli import main
+from co_core.cli.main import main
 main()
 """
 

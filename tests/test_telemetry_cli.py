@@ -174,7 +174,7 @@ def test_logs_without_datasette_says_how_to_install_it(db: Path) -> None:
     probe = (
         "import sys; sys.modules['datasette'] = None; "
         "sys.argv = ['co', 'logs', '--no-browser']; "
-        "from co_core.cli import main; main()"
+        "from co_core.cli.main import main; main()"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60

@@ -11,8 +11,8 @@ from pydantic_ai import Agent, ModelRetry, RunContext
 from pydantic_ai.models.function import FunctionModel
 
 from co_core import ToolCall, hookimpl
-from co_core.audit import AuditLog
-from co_core.deps import CoDeps
+from co_core.kernel.deps import CoDeps
+from co_core.policy.audit import AuditLog
 from co_core.testing import Approvals, audit_entries, run_turn, script_calls, use_plugin
 
 
@@ -75,9 +75,9 @@ def test_approvals_answer_and_remember_what_was_asked() -> None:
 
 def test_audit_entries_are_per_session_and_redacted(co_dirs: Path) -> None:
     log = AuditLog("s1")
-    log.execution(tool="post", plugin="chat", key="chat:post:#a", status="ok", duration=0.01)
+    log.write("execution", {"tool": "post", "permission": "chat:post:#a", "status": "ok"})
     log.write("decision", {"tool": "post", "arguments": {"token": "xoxb-1234567890-secret"}})
-    AuditLog("s2").execution(tool="x", plugin="p", key="p:x", status="error", duration=0)
+    AuditLog("s2").write("execution", {"tool": "x", "permission": "p:x", "status": "error"})
     assert [e["event"] for e in audit_entries("s1")] == ["execution", "decision"]
     assert [e["tool"] for e in audit_entries("s1", event="execution")] == ["post"]
     assert audit_entries("s1", event="decision")[0]["arguments"]["token"] == "[REDACTED]"
@@ -101,7 +101,6 @@ class Scribe:
 
 
 def test_run_turn_answers_approvals_and_reports_calls(co_dirs: Path) -> None:
-    pytest.importorskip("co_core.agent", reason="this co-core has no agent yet")
     WRITTEN.clear()
     script = script_calls(("shout", {"text": "hi"}), ("scribble", {"text": "note"}))
     with use_plugin(Scribe(), name="scribe") as app:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from co_core.gate import decide
-from co_core.textcalls import parse_text_tool_calls
-from co_core.tools import ToolCall
+from co_core.agent.textcalls import parse_text_tool_calls
 
 KNOWN = {"lookup", "add_numbers"}
 
@@ -53,13 +51,3 @@ def test_shapes_small_models_use(text: str, expected: list) -> None:
 )
 def test_ordinary_text_stays_text(text: str) -> None:
     assert parse_text_tool_calls(text, KNOWN) == []
-
-
-def test_default_gate_allows_reads_and_asks_for_the_rest() -> None:
-    def call(risk: str | None) -> ToolCall:
-        return ToolCall("t", "p", {}, "p:t", risk)  # type: ignore[arg-type]
-
-    assert decide(call("read")).effect == "allow"
-    for risk in ("write", "send", "exec", None):
-        assert decide(call(risk)).effect == "ask"
-    assert decide(call("exec"), yolo=True).effect == "allow"

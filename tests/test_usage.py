@@ -10,7 +10,14 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 
-from co_core.usage import SessionUsage, TurnUsage, cost_text, format_usage_line, price, turn_usage
+from co_core.telemetry.usage import (
+    SessionUsage,
+    TurnUsage,
+    cost_text,
+    format_usage_line,
+    price,
+    turn_usage,
+)
 
 
 def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -50,7 +57,7 @@ def test_known_price_from_the_price_table() -> None:
 def test_a_request_span_is_priced_from_the_attributes_co_writes() -> None:
     from pydantic_ai.usage import RequestUsage
 
-    from co_core.usage import span_cost
+    from co_core.telemetry.usage import span_cost
 
     usage = RequestUsage(input_tokens=1_000_000, cache_read_tokens=1_000_000)
     attrs = {**usage.opentelemetry_attributes(), "gen_ai.response.model": "gpt-4o"}

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from co_core.settings import SectionModel, setting
+from co_core.kernel.settings import SectionModel, setting
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 NAME_RULE = "letters, digits, '-' and '_' (at most 32, starting with a letter or digit)"
@@ -111,8 +111,8 @@ class Declared:
 
 def declared_servers(settings: Any, cwd: Path | None = None) -> list[Declared]:
     """Every server Co knows about here, including the ones an untrusted project declares."""
-    from co_core import trust
-    from co_core.settings import load_layers, read_json
+    from co_core.kernel import trust
+    from co_core.kernel.settings import load_layers, read_json
 
     section = settings.sections.get("mcp_servers") if settings is not None else None
     servers = section.servers() if section is not None else {}

@@ -7,14 +7,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from co_core.status import CheckResult, fail, off, ok
+from co_core.kernel.status import CheckResult, fail, off, ok
 
 CHECK_TIMEOUT = 15.0
 
 
 def _names(cwd: Path) -> list[str]:
     """Server names in the user's and the project's settings files (names only: cheap)."""
-    from co_core import paths, trust
+    from co_core.kernel import paths, trust
 
     files = [paths.settings_file()]
     root = trust.project_root(cwd)

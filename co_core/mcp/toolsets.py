@@ -2,7 +2,7 @@
 
 Imported only when an agent is built (it imports pydantic-ai and the MCP client).
 Each configured server becomes one :class:`ServerToolset`: its tools are named
-``<server>_<tool>`` for the model, and a :class:`~co_core.tools.ToolSpec` for each is put
+``<server>_<tool>`` for the model, and a :class:`~co_core.kernel.tools.ToolSpec` for each is put
 into the ``specs`` mapping(s) the caller passes (the policy engine's and/or the agent's), so the
 same approval gate, audit and ``co policy explain`` cover them. A server that fails to
 start, or dies, is reported in one line and its tools disappear; the run goes on.
@@ -25,8 +25,8 @@ from pydantic_ai.exceptions import (
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 
+from co_core.kernel.tools import Risk, ToolSpec
 from co_core.mcp.settings import Declared, McpServer
-from co_core.tools import Risk, ToolSpec
 
 PASS_THROUGH = (ModelRetry, ToolFailed, ApprovalRequired, CallDeferred)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -213,10 +213,10 @@ def _escape(key: str) -> str:
 
 def server_log(name: str) -> Path:
     """Where a stdio server's stderr goes (kept out of the chat)."""
-    from co_core import paths
+    from co_core.kernel import paths
 
     folder = paths.data_dir() / "mcp"
-    paths.ensure(folder)
+    paths.ensure_dir(folder)
     return folder / f"{name}.log"
 
 

@@ -27,7 +27,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: `co --help` imports co_core.policy.cli, which must not pull in the engine.
+    # Lazy: `co --help` imports co_core.cli.policy, which must not pull in the engine.
     if name in ("Decision", "KeyDecision", "PolicyEngine"):
         from co_core.policy import engine
 

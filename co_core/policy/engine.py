@@ -10,14 +10,14 @@ decides; inside a level the most specific pattern wins, then the most restrictiv
 from __future__ import annotations
 
 import functools
-import string
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_core import trust
+from co_core.kernel import trust
+from co_core.kernel.tools import ToolCall, ToolSpec, format_permission
 from co_core.policy import grants as grant_store
 from co_core.policy.globs import DEFAULT_SHELL_PREFIXES, is_exact, matches, shell_prefix
 from co_core.policy.rules import (
@@ -29,14 +29,12 @@ from co_core.policy.rules import (
     restrictiveness,
 )
 from co_core.policy.shell import Unparsable, split_command
-from co_core.telemetry import spans
-from co_core.tools import ToolCall, ToolSpec
 
 if TYPE_CHECKING:
-    from co_core.app import App
-    from co_core.audit import AuditLog
-    from co_core.plugins import PluginHost
-    from co_core.settings import Settings
+    from co_core.kernel.app import App
+    from co_core.kernel.host import PluginHost
+    from co_core.kernel.settings import Settings
+    from co_core.policy.audit import AuditLog
 
 Scope = Literal["once", "session", "project"]
 DEFAULT_BY_RISK: dict[str | None, Effect] = {
@@ -106,16 +104,6 @@ class Decision:
         return data
 
 
-class _Blank(dict[str, Any]):
-    def __missing__(self, key: str) -> str:
-        return ""
-
-
-def _raw_format(template: str, args: Mapping[str, Any]) -> str:
-    """Like ``format_permission`` but keeps newlines: a shell must see what will run."""
-    return string.Formatter().vformat(template, (), _Blank({k: str(v) for k, v in args.items()}))
-
-
 @dataclass
 class PolicyEngine:
     """Decides tool calls for one session. Build it with :meth:`from_app` in Co."""
@@ -169,10 +157,11 @@ class PolicyEngine:
         """The engine for a run of Co: the app's settings, tools and plugin opinions."""
         log = None
         if audit:
-            from co_core.audit import AuditLog
-            from co_core.redact import Redactor, settings_secrets
+            from co_core.kernel.redact import Redactor, settings_secrets
+            from co_core.policy.audit import AuditLog
+            from co_core.policy.settings import PolicySettings
 
-            section = app.settings.sections.get("policy")
+            section = app.settings.find(PolicySettings)
             days = section.audit_days if section is not None else 30
             log = AuditLog(session_id, Redactor(settings_secrets(app.settings)), days=days)
         return cls(
@@ -196,7 +185,7 @@ class PolicyEngine:
 
     def _settings_rules(self) -> list[Rule]:
         """``policy.rules`` from each settings file: the user's, and a trusted project's."""
-        from co_core.settings import load_layers
+        from co_core.kernel.settings import load_layers
 
         if self.settings is None:
             return []
@@ -228,7 +217,7 @@ class PolicyEngine:
                 f"ignoring {path}: folder not trusted (run `co trust {self.project_root}` to use it)"
             )
             return []
-        from co_core.settings import read_json
+        from co_core.kernel.settings import read_json
 
         return _parse_rules(read_json(path).get("rules", []), "project", str(path))
 
@@ -258,42 +247,11 @@ class PolicyEngine:
             return ToolCall(tool, "?", dict(args), f"unknown:{tool}", None)
         return ToolCall(tool, spec.plugin, dict(args), spec.permission_key(args), spec.risk)
 
-    def decide(self, call: ToolCall, *, call_id: str | None = None) -> Decision:
-        """Decide one call, record it in the audit trail, and return the decision."""
-        if spans.tracing():
-            decision = self._decide_traced(call, call_id)
-        else:
-            decision = self._decide(call)
-            if self.headless and decision.needs_approval:
-                decision = self._headless(decision)
-        if self.audit is not None:
-            self.audit.write(
-                "decision",
-                {
-                    "call_id": call_id,
-                    "plugin": call.plugin,
-                    "tool": call.tool,
-                    **decision.as_dict(),
-                    "arguments": dict(call.args),
-                },
-                soon=call.risk == "read",
-            )
-        return decision
-
-    def _decide_traced(self, call: ToolCall, call_id: str | None) -> Decision:
-        # Inside the tool call's own span (the usual case) the decision is recorded on it;
-        # elsewhere (a re-check after an approval, a direct call) it gets a span of its own.
-        traced = spans.tool_span(call_id) or spans.span("co.policy.decision", tool=call.tool)
-        with traced:
-            decision = self._decide(call)
-            if self.headless and decision.needs_approval:
-                decision = self._headless(decision)
-            traced.set(
-                plugin=call.plugin,
-                **{"co.policy.effect": decision.effect, "co.policy.source": decision.source},
-            )
-            # the key holds the call's arguments (a command, a path): content, kept on opt-in
-            traced.set_content(**{"co.policy.permission": decision.key})
+    def decide(self, call: ToolCall) -> Decision:
+        """Decide one call. Nothing is written: the caller records the decision."""
+        decision = self._decide(call)
+        if self.headless and decision.needs_approval:
+            return self._headless(decision)
         return decision
 
     def _decide(self, call: ToolCall) -> Decision:
@@ -364,7 +322,7 @@ class PolicyEngine:
     def _raw_command(self, call: ToolCall, prefix: str) -> str | None:
         spec = self.specs.get(call.tool)
         if spec is not None and spec.permission.startswith(prefix):
-            return _raw_format(spec.permission, call.args)[len(prefix) :]
+            return format_permission(spec.permission, call.args, flatten=False)[len(prefix) :]
         if any(isinstance(v, str) and ("\n" in v or "\r" in v) for v in call.args.values()):
             return None  # the key was flattened: we cannot know what would run
         return call.permission_key[len(prefix) :]
@@ -428,27 +386,14 @@ class PolicyEngine:
 
     # -- answers and grants ------------------------------------------------------------
 
-    def record_answer(
-        self,
-        decision: Decision,
-        approved: bool,
-        *,
-        scope: Scope = "once",
-        reason: str | None = None,
-        call_id: str | None = None,
-    ) -> None:
-        """Remember the user's answer to a prompt for ``decision`` and audit it.
+    def record_answer(self, decision: Decision, approved: bool, *, scope: Scope = "once") -> None:
+        """Remember the user's answer to a prompt for ``decision``.
 
         ``scope`` "session" grants the pending keys for this session, "project" keeps them
         for this project. An ``ask_once`` decision is remembered even when answered "once":
         a yes for the project, a no for the session.
         """
-        from co_core.telemetry import span
-
         keys = decision.pending or (decision.key,)
-        with span("co.approval", tool=decision.tool, scope=scope, approved=approved,
-                  content={"permission": decision.key}):  # fmt: skip
-            pass
         if approved and (scope == "project" or decision.effect == "ask_once"):
             for key in keys:
                 self.grant_project(key, tool=decision.tool)
@@ -458,21 +403,6 @@ class PolicyEngine:
         elif not approved and decision.effect == "ask_once":
             for key in keys:
                 self.grant_session(key, effect="deny", tool=decision.tool)
-        if self.audit is not None:
-            self.audit.write(
-                "answer",
-                {
-                    "call_id": call_id,
-                    "plugin": decision.plugin,
-                    "tool": decision.tool,
-                    "permission": decision.key,
-                    "effect": "allow" if approved else "deny",
-                    "source": "user",
-                    "scope": scope,
-                    "approved": list(keys) if approved else [],
-                    "reason": reason,
-                },
-            )
 
     def grant_session(
         self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
@@ -494,28 +424,6 @@ class PolicyEngine:
         with self._lock:
             grant_store.add_grant(self.grant_scope, pattern, effect, tool)
             self._levels["grant"] = grant_store.load_grants(self.grant_scope)
-
-    def record_execution(
-        self,
-        call: ToolCall,
-        *,
-        status: str,
-        duration: float,
-        error: str | None = None,
-        call_id: str | None = None,
-    ) -> None:
-        """Audit one tool run: status "ok", "error" or "retry"; duration in seconds."""
-        if self.audit is not None:
-            self.audit.execution(
-                tool=call.tool,
-                plugin=call.plugin,
-                key=call.permission_key,
-                status=status,
-                duration=duration,
-                error=error,
-                call_id=call_id,
-                soon=call.risk == "read",
-            )
 
     def check_upgrades(self) -> list[str]:
         """Call once at start: notices about upgraded plugins (their grants are dropped)."""
@@ -545,9 +453,7 @@ class PolicyEngine:
             key,
             spec.risk if spec else None,
         )
-        decision = self._decide(call)
-        if self.headless and decision.needs_approval:
-            decision = self._headless(decision)
+        decision = self.decide(call)
         extra = {"plugin": self._plugin_rules(call), "default": [self._risk_default(call)]}
         rows = []
         for part in decision.parts:
@@ -564,7 +470,7 @@ class PolicyEngine:
 def _parse_rules(raw: Any, level: Level, origin: str) -> list[Rule]:
     from pydantic import TypeAdapter, ValidationError
 
-    from co_core.errors import SettingsError
+    from co_core.kernel.errors import SettingsError
     from co_core.policy.rules import RuleModel
 
     try:

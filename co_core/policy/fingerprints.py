@@ -13,9 +13,9 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from co_core import paths
+from co_core.kernel import paths
+from co_core.kernel.tools import ToolSpec
 from co_core.policy.grants import remove_grants
-from co_core.tools import ToolSpec
 
 # A tool with no declared risk is treated like the riskiest: its calls are always asked.
 RISK_RANK = {"read": 0, "write": 1, "send": 2, "exec": 3, "None": 4}

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from co_core import paths
+from co_core.kernel import paths
 from co_core.policy.rules import EFFECTS, Rule
 
 

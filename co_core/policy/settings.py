@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from co_core.kernel.settings import SectionModel, setting
 from co_core.policy.globs import DEFAULT_SHELL_PREFIXES
 from co_core.policy.rules import RuleModel
-from co_core.settings import SectionModel, setting
 
 
 class PolicySettings(SectionModel):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core.status import CheckResult, ok, warn
+from co_core.kernel.status import CheckResult, ok, warn
 
 
 def policy_check(settings: Any) -> CheckResult:
     from co_core.policy.engine import PolicyEngine
 
     engine = PolicyEngine(settings)
-    levels = engine.rules()
+    levels: dict[str, list[Any]] = {str(k): v for k, v in engine.rules().items()}
     counts = ", ".join(
         f"{len(levels[level])} {name}"
         for level, name in (

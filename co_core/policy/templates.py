@@ -11,7 +11,7 @@ import re
 import string
 from collections.abc import Iterable
 
-from co_core.tools import ToolSpec
+from co_core.kernel.tools import ToolSpec
 
 
 def template_regex(template: str) -> tuple[re.Pattern[str], int]:

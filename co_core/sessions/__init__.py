@@ -1,11 +1,12 @@
-"""Sessions: the conversation store, memory that fits the model, and compaction.
+"""Sessions: saved conversations and the context window they must fit.
 
-- ``store``: SQLite session store (one transaction per turn).
+- ``store``: the SQLite session store (one transaction per turn).
+- ``recorder``: a conversation's link to the store (save, resume, list).
 - ``history``: turn boundaries, tool call/return pairing, dangling-call patching.
-- ``memory``/``capability``: token estimates and the request-fitting capability.
+- ``tokens``: token estimates, measuring and fitting a history to a window.
+- ``fitting``: the pydantic-ai capability that fits every request.
 - ``compact``: summarising older turns.
-- ``chat``: what the chat loop calls (``Recorder``, ``Memory``, ``/context`` text).
-- ``cli``: ``co sessions ...``.
+- ``context``: ``ContextKeeper``, one conversation's fitting, ``/context`` and compaction.
 
 Importing this package is light; pydantic-ai loads only when messages are (de)serialised.
 """

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from co_core.errors import CoError
+from co_core.kernel.errors import CoError
 from co_core.sessions.history import turn_starts
-from co_core.sessions.memory import CHARS_PER_TOKEN, part_text
+from co_core.sessions.tokens import CHARS_PER_TOKEN, part_text
 
 SUMMARY_HEADER = "Summary of the earlier conversation (compacted by Co):"
 ACK = "Understood. I will continue from this summary."

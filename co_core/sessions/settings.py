@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from co_core.settings import SectionModel, setting
+from co_core.kernel.settings import SectionModel, setting
 
 
 class SessionSettings(SectionModel):

@@ -13,6 +13,7 @@ import pydantic-ai (``co sessions list`` stays fast).
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
@@ -25,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from co_core import paths
-from co_core.errors import CoError
+from co_core.kernel import paths
+from co_core.kernel.errors import CoError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -169,7 +170,7 @@ class SessionStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or store_path()
-        paths.ensure(self.path.parent)
+        paths.ensure_dir(self.path.parent)
         fresh = not self.path.exists()
         try:
             self.db = sqlite3.connect(
@@ -225,7 +226,7 @@ class SessionStore:
     ) -> SessionInfo:
         """Append one turn's new messages and add its usage, in one transaction.
 
-        ``spent`` is the turn's ``co_core.usage.TurnUsage`` (anything with ``as_dict()``,
+        ``spent`` is the turn's ``co_core.telemetry.usage.TurnUsage`` (anything with ``as_dict()``,
         or a dict): kept per turn so a resumed session's ``/cost`` goes on from its totals,
         and its ``cost_usd`` is added to the session's."""
         blobs = dump_messages(messages)
@@ -338,17 +339,19 @@ class SessionStore:
         " input_tokens, output_tokens, cost_usd"
     )
 
-    def turn_usage(self, session_id: str) -> list[dict[str, Any]]:
+    def turn_usage(self, session_id: str) -> builtins.list[dict[str, Any]]:
         """Each saved turn's usage (``TurnUsage.as_dict()``), oldest first."""
         rows = self.db.execute(
             "SELECT data FROM turn_usage WHERE session_id = ? ORDER BY turn", (session_id,)
         )
         return [json.loads(r[0]) for r in rows]
 
-    def list(self, *, cwd: Path | str | None = None, limit: int | None = None) -> list[SessionInfo]:
+    def list(
+        self, *, cwd: Path | str | None = None, limit: int | None = None
+    ) -> builtins.list[SessionInfo]:
         """Sessions, most recently updated first (only those of ``cwd`` if given)."""
         sql = f"SELECT {self._COLUMNS} FROM sessions"
-        args: list[Any] = []
+        args: builtins.list[Any] = []
         if cwd is not None:
             sql += " WHERE cwd = ?"
             args.append(str(Path(cwd).resolve()))
@@ -393,7 +396,7 @@ class SessionStore:
             raise SessionNotFound(f"{prefix} is ambiguous: {names}; give more of the id")
         return self._info(rows[0])
 
-    def ids(self, prefix: str = "", limit: int = 50) -> list[tuple[str, str]]:
+    def ids(self, prefix: str = "", limit: int = 50) -> builtins.list[tuple[str, str]]:
         """(id, title) pairs for completion of ``/resume``."""
         text = prefix.strip().lower()
         if text and not _ID.match(text):
@@ -404,19 +407,19 @@ class SessionStore:
         )
         return [(r[0], r[1]) for r in rows]
 
-    def raw_messages(self, session_id: str) -> list[bytes]:
+    def raw_messages(self, session_id: str) -> builtins.list[bytes]:
         """Every stored message as JSON bytes, the full original (compactions ignored)."""
         rows = self.db.execute(
             "SELECT data FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         )
         return [r[0] for r in rows]
 
-    def original(self, session_id: str) -> list[Any]:
+    def original(self, session_id: str) -> builtins.list[Any]:
         """The full stored history as pydantic-ai messages (nothing compacted away)."""
         rows = self.raw_messages(session_id)
         return parse_messages(rows) if rows else []
 
-    def load(self, session_id: str, *, patch: bool = True) -> list[Any]:
+    def load(self, session_id: str, *, patch: bool = True) -> builtins.list[Any]:
         """The history to continue from: the latest compaction's summary plus every message
         after what it replaces, with dangling tool calls answered (seed 000 §7.5)."""
         from co_core.sessions.history import patch_dangling

@@ -2,7 +2,7 @@
 
 This package's top level stays light (``co --help`` imports it through the settings);
 opentelemetry-sdk and pydantic-ai load only when :func:`setup_tracing` or
-:func:`instrument` is called. See docs/observability.md.
+:func:`capabilities` is called. See docs/observability.md.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ __all__ = [
     "capabilities",
     "flush",
     "include_content",
-    "instrument",
     "record_plugin_loads",
     "setup_tracing",
     "shutdown_tracing",
@@ -43,13 +42,6 @@ def flush(timeout_millis: int = 5000) -> bool:
     from co_core.telemetry.setup import flush as _flush
 
     return _flush(timeout_millis)
-
-
-def instrument(agent: Any) -> Any:
-    """Trace Co's agent (``CoAgent``): runs, model requests, tool calls; see setup.instrument."""
-    from co_core.telemetry.setup import instrument as _instrument
-
-    return _instrument(agent)
 
 
 def capabilities() -> list[Any]:

@@ -1,16 +1,13 @@
-"""Spans for an agent's runs, model requests and tool calls, made by Co itself.
+"""Spans for an agent's runs, model requests and tool calls: one pydantic-ai capability.
 
-``co chat`` and ``co ask`` trace their agent from ``CoHooks``, the capability Co's agent
-has anyway, rather than through pydantic-ai's instrumentation: that is a capability of its
-own (pydantic-ai copies the run context for it on every hook call and passes every event
-through it) and prepares the whole conversation as span attributes on every request even
-when content is off. Here a span costs what OpenTelemetry charges for it, and content is
-serialised only when the user opted in (docs/observability.md, Overhead).
+Co traces its agent with :class:`TracingCapability` rather than pydantic-ai's own
+instrumentation, which prepares the whole conversation as span attributes on every
+request even when content is off; here content is serialised only when the user opted in.
+A plugin's own agent gets the same spans from ``co_core.telemetry.capabilities()``.
 
 The spans follow OpenTelemetry's GenAI conventions as pydantic-ai writes them, so the
 trace database, ``co traces``, Datasette's queries and any OTLP backend read them alike:
 ``invoke_agent co`` per run, ``chat <model>`` per request, ``execute_tool <tool>`` per call.
-Other agents (a plugin's own) get the same spans from :func:`tracing_capability`.
 """
 
 from __future__ import annotations
@@ -79,13 +76,17 @@ def _output_messages(response: ModelResponse) -> str:
 
 
 @dataclass
-class AgentTracing:
+class TracingCapability(AbstractCapability[Any]):
     """Opens the spans; ``content`` adds prompts, answers, arguments and results."""
 
     tracer: Any
     content: bool = False
 
-    async def run(self, ctx: Any, handler: Callable[[], Awaitable[Any]]) -> Any:
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None
+
+    async def wrap_run(self, ctx: Any, *, handler: Callable[[], Awaitable[Any]]) -> Any:
         name = (ctx.agent.name if ctx.agent is not None else None) or "co"
         attrs = {
             "gen_ai.operation.name": "invoke_agent",
@@ -104,8 +105,12 @@ class AgentTracing:
                 span.set_attribute("final_result", _json(result.output))
             return result
 
-    async def model_request(
-        self, ctx: Any, request_context: Any, handler: Callable[[Any], Awaitable[ModelResponse]]
+    async def wrap_model_request(
+        self,
+        ctx: Any,
+        *,
+        request_context: Any,
+        handler: Callable[[Any], Awaitable[ModelResponse]],
     ) -> ModelResponse:
         model = request_context.model
         attrs = {
@@ -160,9 +165,12 @@ class AgentTracing:
             attrs["gen_ai.tool.call.arguments"] = _json(args)
         return attrs
 
-    async def tool(
+    async def wrap_tool_execute(
         self,
+        ctx: Any,
+        *,
         call: ToolCallPart,
+        tool_def: Any,
         args: dict[str, Any],
         handler: Callable[[dict[str, Any]], Awaitable[Any]],
     ) -> Any:
@@ -188,7 +196,9 @@ class AgentTracing:
             detach(token)
             span.end()
 
-    def invalid_call(self, call: ToolCallPart, error: BaseException) -> None:
+    async def on_tool_validate_error(
+        self, ctx: Any, *, call: ToolCallPart, tool_def: Any, args: Any, error: Any
+    ) -> Any:
         """A call whose arguments did not validate: a failed tool span that ran nothing."""
         attrs = self._tool_attributes(call, call.args)
         attrs["pydantic_ai.tool.failure_stage"] = "validation"
@@ -198,31 +208,4 @@ class AgentTracing:
             if (cause := _retry_cause(error)) is not None:
                 span.set_attribute("pydantic_ai.tool.retry.cause", cause)
             mark_failed(span, error, self.content)
-
-
-@dataclass
-class TracingCapability(AbstractCapability[Any]):
-    """:class:`AgentTracing` for an agent that is not Co's own (Co's has it in ``CoHooks``)."""
-
-    tracing: AgentTracing
-
-    @classmethod
-    def get_serialization_name(cls) -> str | None:
-        return None
-
-    async def wrap_run(self, ctx: Any, *, handler: Any) -> Any:
-        return await self.tracing.run(ctx, handler)
-
-    async def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Any:
-        return await self.tracing.model_request(ctx, request_context, handler)
-
-    async def wrap_tool_execute(
-        self, ctx: Any, *, call: ToolCallPart, tool_def: Any, args: dict[str, Any], handler: Any
-    ) -> Any:
-        return await self.tracing.tool(call, args, handler)
-
-    async def on_tool_validate_error(
-        self, ctx: Any, *, call: ToolCallPart, tool_def: Any, args: Any, error: Any
-    ) -> Any:
-        self.tracing.invalid_call(call, error)
         raise error

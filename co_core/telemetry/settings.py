@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from co_core import paths
-from co_core.settings import SectionModel, setting
+from co_core.kernel import paths
+from co_core.kernel.settings import SectionModel, setting
 
 
 class TelemetrySettings(SectionModel):
@@ -60,7 +60,8 @@ def telemetry_section(settings: Any) -> TelemetrySettings:
     if settings is None:
         return TelemetrySettings()
     try:
-        return settings.section("telemetry")
+        section: TelemetrySettings = settings.section(TelemetrySettings)
+        return section
     except KeyError:
         return TelemetrySettings()
 

@@ -6,9 +6,9 @@ Imported only on the agent path (``co chat``, ``co ask``); it pulls in opentelem
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
+from co_core.kernel.errors import print_warning
 from co_core.telemetry import spans
 from co_core.telemetry.settings import TelemetrySettings, otlp_target, telemetry_section
 
@@ -34,14 +34,10 @@ def _otlp_exporter(tele: TelemetrySettings, target: str) -> Any:
     if tele.otlp_endpoint:
         options["endpoint"] = target
     inner = OTLPSpanExporter(**options)  # otherwise OTEL_EXPORTER_OTLP_* (default localhost:4318)
-    return ReportingExporter(inner, target, _warn)
+    return ReportingExporter(inner, target, print_warning)
 
 
 _TIMEOUT_ENV = ("OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
-
-
-def _warn(message: str) -> None:
-    print(f"co: warning: {message}", file=sys.stderr)
 
 
 def setup_tracing(
@@ -64,7 +60,7 @@ def setup_tracing(
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    from co_core.redact import Redactor, settings_secrets
+    from co_core.kernel.redact import Redactor, settings_secrets
     from co_core.telemetry.redacting import RedactingExporter
 
     exporters = []
@@ -75,18 +71,18 @@ def setup_tracing(
             sqlite_exporter = SQLiteSpanExporter(tele.database())
             exporters.append(sqlite_exporter)
         except Exception as exc:
-            _warn(f"traces not saved: cannot open {tele.database()}: {exc}")
+            print_warning(f"traces not saved: cannot open {tele.database()}: {exc}")
         else:
             try:
                 sqlite_exporter.prune(tele.retention_days)
             except Exception as exc:  # a locked or damaged file: keep tracing, prune next time
-                _warn(f"old traces not pruned: {exc}")
+                print_warning(f"old traces not pruned: {exc}")
     target = otlp_target(tele)
     if target:
         try:
             exporters.append(_otlp_exporter(tele, target))
         except Exception as exc:
-            _warn(f"traces not sent to the OpenTelemetry collector: {exc}")
+            print_warning(f"traces not sent to the OpenTelemetry collector: {exc}")
     if not exporters:
         return None
     content = tele.include_content if include_content is None else include_content
@@ -164,35 +160,12 @@ def record_plugin_loads(app_or_host: Any) -> int:
     return len(loaded)
 
 
-def agent_tracing() -> Any:
-    """The spans for an agent's runs, requests and tool calls (None: tracing is off)."""
+def capabilities() -> list[Any]:
+    """``Agent(..., capabilities=telemetry.capabilities())``: Co's spans for an agent (its
+    runs, model requests and tool calls); empty when tracing is off."""
     tracer = spans._state["tracer"]
     if tracer is None:
-        return None
-    from co_core.telemetry.agent_spans import AgentTracing
-
-    return AgentTracing(tracer, content=spans.include_content())
-
-
-def instrument(agent: Any) -> Any:
-    """Trace an agent's runs, model requests and tool calls; returns the agent.
-
-    Co's own agent (``co_core.agent.CoAgent``) traces from its ``CoHooks``. For any
-    other pydantic-ai agent use :func:`capabilities` when building it instead.
-    """
-    hooks = getattr(agent, "hooks", None)
-    if hooks is None:
-        raise TypeError("instrument() takes Co's agent; pass capabilities() to other agents")
-    hooks.tracing = agent_tracing()
-    return agent
-
-
-def capabilities() -> list[Any]:
-    """``Agent(..., capabilities=telemetry.capabilities())``: Co's spans for an agent Co
-    did not build (empty when tracing is off)."""
-    tracing = agent_tracing()
-    if tracing is None:
         return []
     from co_core.telemetry.agent_spans import TracingCapability
 
-    return [TracingCapability(tracing)]
+    return [TracingCapability(tracer, content=spans.include_content())]

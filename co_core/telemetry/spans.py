@@ -64,8 +64,8 @@ class _NoSpan:
     def __enter__(self) -> _NoSpan:
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
-        return False
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
     def set(self, **values: Any) -> None:
         pass
@@ -163,8 +163,8 @@ class _ToolSpan:
     def __enter__(self) -> _ToolSpan:
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
-        return False  # an exception is the tool span's to record (pydantic-ai does)
+    def __exit__(self, *exc: Any) -> None:
+        return None  # an exception is the tool span's to record (pydantic-ai does)
 
     def set(self, **values: Any) -> None:
         self._span.set_attributes(attributes(values))

@@ -6,7 +6,7 @@ import os
 import sqlite3
 from typing import Any
 
-from co_core.status import CheckResult, off, ok, warn
+from co_core.kernel.status import CheckResult, off, ok, warn
 
 
 def traces_check(settings: Any) -> CheckResult:

@@ -13,7 +13,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from co_core import paths
+from co_core.kernel import paths
 
 SCHEMA_VERSION = 2
 
@@ -58,7 +58,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
         conn.row_factory = sqlite3.Row
         return conn
-    paths.ensure(path.parent)
+    paths.ensure_dir(path.parent)
     if not path.exists():
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # traces are private
     conn = sqlite3.connect(path, timeout=5.0, check_same_thread=False, isolation_level=None)

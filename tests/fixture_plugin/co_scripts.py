@@ -6,8 +6,8 @@ import json
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 
-from co_core.results import ToolResult
-from co_core.scripted import last_user_text, scripted_model
+from co_core import ToolResult
+from co_core.testing import last_user_text, scripted_model
 
 
 def _turns(messages: list) -> int:

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from co_core import paths
-from co_core.errors import CoError
+from co_core import CoError, config_dir, write_private
 
 SCOPES = [
     "https://www.googleapis.com/auth/drive.readonly",
@@ -57,7 +56,7 @@ def token_path(settings: Any) -> Path:
     section = settings.section("google")
     if section.token_path:
         return Path(section.token_path).expanduser()
-    return paths.config_dir() / TOKEN_FILE
+    return config_dir() / TOKEN_FILE
 
 
 def adc_path() -> Path | None:
@@ -216,7 +215,7 @@ def login(
         else:
             os.environ["OAUTHLIB_RELAX_TOKEN_SCOPE"] = relaxed
     path = token_path(settings)
-    paths.write_private(path, creds.to_json())
+    write_private(path, creds.to_json())
     granted = set(getattr(creds, "granted_scopes", None) or SCOPES)
     return path, [scope for scope in SCOPES if scope not in granted]
 

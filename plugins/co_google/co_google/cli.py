@@ -6,20 +6,21 @@ from typing import Annotated
 
 import typer
 
+from co_core import Settings, current_app
+
 google_app = typer.Typer(
     help="Sign Co in to Google (Drive, Gmail drafts, Calendar) or out again.",
     no_args_is_help=True,
 )
 
 
-def _settings():  # type: ignore[no-untyped-def]
-    from co_core.settings import current_settings
-
-    return current_settings()
+def _settings(ctx: typer.Context) -> Settings:
+    return current_app(ctx).settings
 
 
 @google_app.command("login")
 def login_command(
+    ctx: typer.Context,
     console: Annotated[
         bool,
         typer.Option(
@@ -34,7 +35,7 @@ def login_command(
     """Sign in with your Google account (read-only Drive and Calendar, Gmail read + drafts)."""
     from co_google.auth import SCOPE_USES, login
 
-    path, missing = login(_settings(), console=console, open_browser=not no_browser)
+    path, missing = login(_settings(ctx), console=console, open_browser=not no_browser)
     print(f"Signed in. Token saved to {path} (readable only by you).")
     if missing:
         lost = ", ".join(SCOPE_USES[scope] for scope in missing)
@@ -42,11 +43,11 @@ def login_command(
 
 
 @google_app.command("logout")
-def logout_command() -> None:
+def logout_command(ctx: typer.Context) -> None:
     """Forget the saved Google token (application-default credentials are left alone)."""
     from co_google.auth import logout
 
-    path = logout(_settings())
+    path = logout(_settings(ctx))
     if path is None:
         print("No saved Google token; nothing to do.")
     else:
@@ -54,11 +55,11 @@ def logout_command() -> None:
 
 
 @google_app.command("status")
-def status_command() -> None:
+def status_command(ctx: typer.Context) -> None:
     """Say which Google credentials are in use and whether they work."""
     from co_google.status import check_google
 
-    result = check_google(_settings())
+    result = check_google(_settings(ctx))
     print(f"{result.state}: {result.detail}")
     if result.state == "fail":
         raise typer.Exit(1)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from co_core.errors import CoError
+from co_core import CoError
 from co_google.auth import LOGIN_HINT, Found, require_credentials
 
 # name -> (discovery name, version, service path under the root URL, API host to enable)

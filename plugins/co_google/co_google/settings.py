@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import field_validator
 
-from co_core.settings import SectionModel, setting
+from co_core import SectionModel, setting
 
 
 class GoogleSettings(SectionModel):

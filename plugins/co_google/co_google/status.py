@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core.status import CheckResult, fail, off, ok, warn
+from co_core import CheckResult, fail, off, ok, warn
 from co_google.auth import LOGIN_HINT, GoogleAuthProblem, find_credentials
 
 

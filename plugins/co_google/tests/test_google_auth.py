@@ -79,7 +79,7 @@ def test_console_login_saves_a_private_token_that_then_works(co_dirs, fake, tmp_
 
 
 def test_pasted_address_from_another_attempt_is_refused(co_dirs, fake, tmp_path, monkeypatch):
-    from co_core.errors import CoError
+    from co_core import CoError
 
     monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
     settings = settings_for(co_dirs, fake, credentials_path=str(client_secrets(tmp_path, fake)))
@@ -202,9 +202,9 @@ def test_tools_without_any_credentials_hint_at_login(co_dirs, fake, run_tool):
 
 def test_google_sdks_are_not_imported_at_start_up(co_dirs):
     code = (
-        "import sys; from co_core.cli import build; build(); "
-        "from co_core.app import load_app; app = load_app(); app.host.tools(); "
-        "from co_core.status_report import collect_status; "
+        "import sys; from co_core.cli.main import build; "
+        "from co_core.kernel.app import load_app; app = load_app(); build(app); app.host.tools(); "
+        "from co_core.kernel.status import collect_status; "
         "heavy = [m for m in sys.modules if m.startswith(('googleapiclient', 'pydantic_ai'))]; "
         "print(heavy)"
     )

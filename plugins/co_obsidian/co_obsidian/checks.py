@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core.status import CheckResult, fail, off, ok
+from co_core import CheckResult, fail, off, ok
 from co_obsidian.vault import VaultError, walk
 
 

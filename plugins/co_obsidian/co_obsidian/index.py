@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from co_core.telemetry import span
+from co_core import span
 from co_obsidian import cold, rgscan
 from co_obsidian import text as T
 from co_obsidian.parse import parse_note
@@ -110,10 +110,10 @@ class Hit:
 
 
 def default_db_path(root: Path) -> Path:
-    from co_core import paths
+    from co_core import cache_dir
 
     digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
-    return paths.cache_dir() / "obsidian" / f"{root.name[:40]}-{digest}.sqlite"
+    return cache_dir() / "obsidian" / f"{root.name[:40]}-{digest}.sqlite"
 
 
 class VaultIndex:
@@ -139,9 +139,9 @@ class VaultIndex:
     # -- database lifecycle -------------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
-        from co_core import paths
+        from co_core import ensure_dir
 
-        paths.ensure(self.db_path.parent)
+        ensure_dir(self.db_path.parent)
         conn = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
         try:
             conn.execute("PRAGMA busy_timeout=5000")

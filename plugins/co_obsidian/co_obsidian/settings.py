@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from co_core.settings import SectionModel, setting
+from co_core import SectionModel, setting
 
 
 class ObsidianSettings(SectionModel):

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.deps import CoDeps
-from co_core.results import ToolResult
+from co_core import CoDeps, ToolResult
 from co_obsidian import text as T
 from co_obsidian.index import VaultIndex
 from co_obsidian.vault import VaultError, is_ignored, read_text, relative, resolve_inside

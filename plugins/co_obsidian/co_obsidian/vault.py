@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from co_core.errors import CoError
+from co_core import CoError
 
 SETTING_HINT = "co config set obsidian.vault_path PATH (or env OBSIDIAN_VAULT_PATH)"
 NOTE_SUFFIX = ".md"

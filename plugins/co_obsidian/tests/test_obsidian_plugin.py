@@ -44,7 +44,7 @@ def test_status_check(co_dirs: Path, tmp_path: Path) -> None:
 
 def test_hook_module_imports_nothing_heavy() -> None:
     code = (
-        "import sys, co_obsidian.plugin as p; from co_core.app import load_app; "
+        "import sys, co_obsidian.plugin as p; from co_core.kernel.app import load_app; "
         "app = load_app(); app.host.tools(); app.host.named('register_deps', 'r'); "
         "heavy = [m for m in ('pydantic_ai', 'yaml', 'co_obsidian.tools', 'co_obsidian.index', 'rich.progress') if m in sys.modules]; "
         "print(heavy)"

@@ -11,7 +11,7 @@ from co_obsidian.tools import search_notes
 from obsidian_vaults import write
 from pydantic_ai import ModelRetry
 
-from co_core.results import ToolResult
+from co_core import ToolResult
 
 
 def paths(result: ToolResult) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core.status import CheckResult, fail, ok, warn
+from co_core import CheckResult, fail, ok, warn
 
 
 def _probe(backend: str, settings: Any) -> CheckResult:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.results import ToolResult
+from co_core import ToolResult
 from co_shell import pathsafe
 
 PAGE_SIZE = 200
@@ -141,7 +141,7 @@ def read_file(
 
 def _undoable(real: Path, path: str) -> None:
     """Refuse to overwrite what the change record could not keep a copy of."""
-    from co_core.changes import MAX_KEPT_BYTES
+    from co_core import MAX_KEPT_BYTES
 
     if real.is_file() and real.stat().st_size > MAX_KEPT_BYTES:
         raise ModelRetry(

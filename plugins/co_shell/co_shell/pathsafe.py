@@ -14,7 +14,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from co_core.paths import SymlinkInPath, open_dir_nofollow
+from co_core import SymlinkInPath, open_dir_nofollow
 
 PROTECTED = (".git", ".co")
 SANDBOX_ROOT = "/workspace"

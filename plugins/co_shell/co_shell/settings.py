@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from co_core.settings import SectionModel, setting
+from co_core import SectionModel, setting
 
 Backend = Literal["docker", "bubblewrap", "none"]
 

@@ -9,12 +9,12 @@ command changed in the workspace is recorded (snapshot before, compare after) so
 from __future__ import annotations
 
 import shlex
+from contextlib import nullcontext
 from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core import snapshots
-from co_core.telemetry import span
+from co_core import span
 from co_shell import pathsafe
 from co_shell.sandbox import CommandResult, SandboxError, check
 
@@ -36,18 +36,20 @@ def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
     """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry."""
     sandbox = ctx.deps.resource("sandbox")
     settings = ctx.deps.section("shell")
-    before = snapshots.take(ctx.deps.workspace) if settings.track_shell_changes else None
     backend = getattr(sandbox, "name", type(sandbox).__name__)
-    try:
+    # what the command changes in the workspace is recorded, so /undo covers it
+    watching = (
+        ctx.deps.changes.watch(ctx.deps.workspace)
+        if settings.track_shell_changes
+        else nullcontext()
+    )
+    with watching:
         # the command is content: kept in traces only when the user opted in
         with span("co.sandbox.exec", backend=backend, content={"command": shlex.join(argv)}) as s:
             result = sandbox.run(argv, settings.timeout)
             s.set(exit_code=result.exit_code, timed_out=result.timed_out)
             if result.exit_code or result.timed_out:
                 s.error("timed out" if result.timed_out else f"exit code {result.exit_code}")
-    finally:
-        if before is not None:
-            snapshots.record_since(ctx.deps.changes, before)
     try:
         check(result, settings.timeout)
     except SandboxError as exc:

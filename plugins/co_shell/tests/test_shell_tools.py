@@ -297,7 +297,7 @@ def test_run_python_and_shell_in_each_backend(co_dirs: Path, workspace: Path, ba
 
 
 def test_files_too_big_to_undo_are_not_overwritten(deps: Any, workspace: Path) -> None:
-    from co_core.changes import MAX_KEPT_BYTES
+    from co_core import MAX_KEPT_BYTES
 
     big = workspace / "huge.log"
     with open(big, "wb") as handle:

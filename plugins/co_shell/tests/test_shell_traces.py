@@ -14,8 +14,7 @@ import pytest
 from co_shell import shell_tools
 from shell_testlib import make_workspace, run_agent
 
-from co_core import telemetry
-from co_core.testing import make_deps
+from co_core.testing import make_deps, traced
 
 MARK = "echo SANDBOX-COMMAND-MARKER"
 
@@ -39,11 +38,12 @@ def _run(co_dirs: Path, workspace: Path, content: bool, command: str) -> list[di
     db = co_dirs / "traces.db"
     settings = {"shell": {"sandbox": "none", "timeout": 10}, "telemetry": {"sqlite_path": str(db)}}
     deps = make_deps(settings, workspace=workspace)
-    telemetry.setup_tracing(deps.settings, include_content=content)
     try:
-        run_agent(deps, [("run_shell_command", {"cmd": command})], [shell_tools.run_shell_command])
+        with traced(deps.settings, content=content):
+            run_agent(
+                deps, [("run_shell_command", {"cmd": command})], [shell_tools.run_shell_command]
+            )
     finally:
-        telemetry.shutdown_tracing()
         deps.close()
     return _exec_spans(db)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import typer
+
+from co_core import current_app
 
 
-def add_commands(app: Any) -> None:
-    import typer
-
+def add_commands(app: typer.Typer) -> None:
     slack_app = typer.Typer(help="Connect Co to Slack.", no_args_is_help=True)
 
     def fail(message: str) -> typer.Exit:
@@ -15,7 +15,7 @@ def add_commands(app: Any) -> None:
         return typer.Exit(1)
 
     @slack_app.command("login")
-    def login() -> None:
+    def login(ctx: typer.Context) -> None:
         """Store a Slack bot token (xoxb-…) after checking it with Slack (auth.test).
 
         The token is typed without echo, or read from standard input when that is not
@@ -24,10 +24,8 @@ def add_commands(app: Any) -> None:
         import sys
 
         from co_core import CoError
-        from co_core.settings import load_settings
         from co_slack import token as tokens
         from co_slack.errors import SlackProblem
-        from co_slack.settings import SlackSettings
         from co_slack.status import auth_test, who
 
         if sys.stdin.isatty():
@@ -37,7 +35,7 @@ def add_commands(app: Any) -> None:
             raw = sys.stdin.readline()
         try:
             value = tokens.check_format(raw)
-            settings = load_settings({"slack": SlackSettings})
+            settings = current_app(ctx).settings
             auth = auth_test(value, settings, timeout=settings.section("slack").timeout)
         except SlackProblem as exc:
             raise fail(f"token not saved: {exc.code}: {exc}") from None

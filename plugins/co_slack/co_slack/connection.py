@@ -20,7 +20,7 @@ from co_slack.token import TokenError, require
 if TYPE_CHECKING:
     from slack_sdk import WebClient
 
-    from co_core.settings import Settings
+    from co_core import Settings
 
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{6,}$")
 ALL_TYPES = "public_channel,private_channel"

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from pydantic import SecretStr, field_validator
 
-from co_core.settings import SectionModel, setting
+from co_core import SectionModel, setting
 
 DEFAULT_BASE_URL = "https://slack.com/api/"
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core import CheckResult, fail, off, ok
-from co_core.settings import Settings
+from co_core import CheckResult, Settings, fail, off, ok
 from co_slack.errors import SlackProblem
 from co_slack.token import TokenError, resolve
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_core import CoError, paths
+from co_core import CoError, config_dir, write_private
 
 if TYPE_CHECKING:
     from co_slack.settings import SlackSettings
@@ -34,7 +34,7 @@ class Token:
 
 
 def token_file() -> Path:
-    return paths.config_dir() / TOKEN_FILE
+    return config_dir() / TOKEN_FILE
 
 
 def check_format(value: str) -> str:
@@ -87,7 +87,7 @@ def require(section: SlackSettings, source: str | None = None) -> Token:
 
 def save(value: str) -> Path:
     path = token_file()
-    paths.write_private(path, value + "\n")
+    write_private(path, value + "\n")
     return path
 
 

@@ -12,8 +12,7 @@ from datetime import datetime
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.deps import CoDeps
-from co_core.results import ToolResult
+from co_core import CoDeps, ToolResult
 from co_slack import format as fmt
 from co_slack.connection import SlackConnection
 from co_slack.errors import SlackProblem, problem

@@ -28,7 +28,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_core.deps import CoDeps
+from co_core import CoDeps
 from co_core.testing import make_app
 
 

@@ -91,21 +91,9 @@ def register_status_checks(register):
 # docs: register_commands
 @hookimpl
 def register_commands(app):
-    import typer
+    from co_todo.cli import todo_app
 
-    todo = typer.Typer(help="Your todo list.", no_args_is_help=True)
-
-    @todo.command("list")
-    def list_command() -> None:
-        """Print every todo."""
-        from co_core.settings import current_settings
-        from co_todo.store import TodoStore
-
-        store = TodoStore(current_settings().section("todo").file)
-        for number, title in enumerate(store.all(), 1):
-            print(f"{number}. {title}")
-
-    app.add_typer(todo, name="todo")
+    app.add_typer(todo_app, name="todo")
 
 
 # /docs

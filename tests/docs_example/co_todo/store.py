@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from co_core import CoError
-from co_core.paths import data_dir, write_private
+from co_core import CoError, data_dir, write_private
 
 
 class TodoStore:

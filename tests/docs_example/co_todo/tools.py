@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.deps import CoDeps
-from co_core.results import ToolResult
+from co_core import CoDeps, ToolResult
 
 
 # docs: list_todos

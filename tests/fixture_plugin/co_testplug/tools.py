@@ -8,8 +8,7 @@ from pathlib import Path
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.deps import CoDeps
-from co_core.results import ToolResult
+from co_core import CoDeps, ToolResult
 
 COLOURS = {"red": "https://example.org/red", "blue": "https://example.org/blue"}
 

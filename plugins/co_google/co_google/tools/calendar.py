@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.results import ToolResult
+from co_core import ToolResult
 from co_google.tools._call import call, services
 
 LIST_DAYS = 7

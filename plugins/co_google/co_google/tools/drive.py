@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core.results import ToolResult
+from co_core import ToolResult
 from co_google.tools._call import call, cap, services
 
 PAGE_SIZE = 10

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Protocol
 
-from co_core.errors import CoError
+from co_core import CoError
 
 WORKDIR = "/workspace"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

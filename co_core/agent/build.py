@@ -1,0 +1,143 @@
+"""Assemble Co's pydantic-ai agent from the plugin host.
+
+Every loaded plugin's tools become pydantic-ai ``Tool``s (tools that write, send or
+execute run one at a time); plugins' ``system_instructions`` are appended to the system
+prompt; retries and the per-turn request limit come from settings. Co's own behaviour
+comes as plain capabilities, each with one job: the policy gate, the recovery of tool
+calls written as text, context fitting, the request deadline and the traces' spans.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import Agent, Tool
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.usage import UsageLimits
+
+from co_core.agent.calls import CallLog
+from co_core.agent.deadline import RequestDeadline
+from co_core.agent.gate import PolicyGate
+from co_core.agent.textcalls import TextToolCalls
+from co_core.kernel.deps import CoDeps
+from co_core.kernel.host import PluginHost
+from co_core.kernel.settings import Settings
+from co_core.kernel.tools import ToolSpec
+from co_core.mcp.toolsets import mcp_toolsets
+from co_core.telemetry import capabilities as tracing_capabilities
+
+SYSTEM_PROMPT = """\
+You are Co, an assistant running in the user's terminal.
+
+### Response style
+- Be terse: users want results, not explanations.
+- On success show the output, then a brief note if needed. On error show the error and suggest a fix.
+
+### Tool output
+- Most tools return an object with a `display` field: show the `display` value verbatim.
+- Never reformat, summarize or drop URLs from tool output.
+- `count` is how many items matched; `count` 0 means the call was fine and nothing matched.
+- If a result has `has_more=true`, tell the user more results are available.
+
+### Tool usage
+- Use tools proactively to complete tasks; read before modifying, check after changing.
+- If a tool says you called it wrong, fix the arguments as it says and call it again.
+- If a call is denied, do not retry it; tell the user what was denied and why.
+
+### Pagination
+- When a result has `has_more=true`, more results exist.
+- If the user asks for "more", "next" or "next 10", call the same tool with the same query and the
+  next page (`next_page` if the result gives one, else page + 1).
+- Do not say "no more results" unless you called the tool and `has_more` was false.
+"""
+
+SIDE_EFFECTS = ("write", "send", "exec")
+
+
+def instructions(host: PluginHost, settings: Settings) -> str:
+    parts = [SYSTEM_PROMPT]
+    for plugin, text in host.call_each("system_instructions", settings=settings):
+        if isinstance(text, str) and text.strip():
+            parts.append(f"### From plugin {plugin}\n{text.strip()}")
+    return "\n\n".join(parts)
+
+
+def load_tools(host: PluginHost, warn: Callable[[str], None]) -> list[Tool[CoDeps]]:
+    """Import every declared tool; one that fails to import is named and skipped."""
+    tools: list[Tool[CoDeps]] = []
+    for spec in host.tools():
+        try:
+            tools.append(
+                Tool(
+                    spec.load(),
+                    name=spec.name,
+                    max_retries=spec.retries,
+                    sequential=spec.risk in SIDE_EFFECTS,
+                    metadata={"plugin": spec.plugin, "risk": spec.risk},
+                )
+            )
+        except Exception as exc:  # a broken tool must not take Co down
+            warn(
+                f"tool {spec.name!r} of plugin {spec.plugin!r} skipped: {type(exc).__name__}: {exc}"
+            )
+    return tools
+
+
+@dataclass
+class CoAgent:
+    """The agent plus what a turn needs: the call log and the usage limits."""
+
+    agent: Agent[CoDeps, str]
+    calls: CallLog
+    limits: UsageLimits
+
+    @property
+    def specs(self) -> dict[str, ToolSpec]:
+        """Every tool the policy knows (plugins' and, once listed, MCP servers')."""
+        return self.calls.engine.specs
+
+
+def build_agent(
+    host: PluginHost,
+    settings: Settings,
+    calls: CallLog,
+    *,
+    workspace: Path | None = None,
+    fit: AbstractCapability[Any] | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+) -> CoAgent:
+    """The agent for a session; the model is given per run (``/model`` swaps it).
+
+    ``fit`` shapes each request to the model's context window (co_core.sessions).
+    """
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
+    core = settings.core
+    specs = calls.engine.specs
+    capabilities: list[AbstractCapability[Any]] = [
+        *tracing_capabilities(),
+        PolicyGate(calls),
+        RequestDeadline(core.request_timeout),
+    ]
+    if core.text_tool_calls:
+        capabilities.append(TextToolCalls(specs))
+    if fit is not None:
+        capabilities.append(fit)
+    tools = load_tools(host, warn)
+    for name in set(specs) - {tool.name for tool in tools}:
+        del specs[name]  # failed to import: the policy must not know it as a tool
+    agent: Agent[CoDeps, str] = Agent(
+        None,
+        deps_type=CoDeps,
+        instructions=instructions(host, settings),
+        tools=tools,
+        # MCP servers' tools join ``specs`` when listed, so the same gate decides them.
+        toolsets=mcp_toolsets(settings, specs=specs, workspace=workspace, warn=warn),
+        retries={"tools": core.retries, "output": core.retries},
+        capabilities=capabilities,
+        defer_model_check=True,
+    )
+    return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit))

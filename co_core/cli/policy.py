@@ -1,0 +1,208 @@
+"""``co policy`` (effective rules, ``explain KEY``, grants) and ``co audit`` (the audit trail).
+
+Registered through the core's own ``register_commands`` hook; typer and rich are imported
+here, never by the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from co_core.kernel.app import running_app
+from co_core.ui.render import visible
+
+POLICY_HELP = "Show the permission rules, and why a permission key is allowed, asked or denied."
+
+
+def _engine(
+    ctx: typer.Context, approve: list[str] | None = None, yolo: bool = False, headless: bool = False
+) -> Any:
+    from co_core.policy.engine import PolicyEngine
+
+    return PolicyEngine.from_app(
+        running_app(ctx), approve=tuple(approve or ()), yolo=yolo, headless=headless, audit=False
+    )
+
+
+def _print_table(columns: list[str], rows: list[list[Any]]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(*columns)
+    for row in rows:
+        table.add_row(*(escape("-" if v is None else visible(v)) for v in row))
+    Console(highlight=False).print(table)
+
+
+def register(app: typer.Typer) -> None:
+    policy_app = typer.Typer(help=POLICY_HELP, rich_markup_mode=None)
+
+    @policy_app.callback(invoke_without_command=True)
+    def show(
+        ctx: typer.Context,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """List the effective rules, weakest level first, with where each came from."""
+        if ctx.invoked_subcommand:
+            return
+        from co_core.policy.rules import LEVEL_HELP
+
+        engine = _engine(ctx)
+        for notice in engine.notices:
+            typer.echo(f"co: {notice}", err=True)
+        levels = engine.rules()
+        plugins = engine.opinion_plugins()
+        if as_json:
+            data = {
+                level: [
+                    {"match": r.match, "effect": r.effect, "origin": r.origin, "reason": r.reason}
+                    for r in rules
+                ]
+                for level, rules in levels.items()
+            }
+            data["plugin"] = [{"plugin": p} for p in plugins]
+            print(json.dumps(data, indent=2))
+            return
+        rows = []
+        for level, rules in levels.items():
+            if level == "plugin":
+                rows += [[level, "(per call)", "opinion", p] for p in plugins]
+            rows += [[level, r.match, r.effect, r.origin] for r in rules]
+        _print_table(["level", "match", "effect", "from"], rows)
+        print("Stronger levels are lower in the table; the strongest level with a matching")
+        print("rule decides (docs/policy.md). Levels:")
+        for level, text in LEVEL_HELP.items():
+            print(f"  {level:8} {text}")
+
+    @policy_app.command("explain")
+    def explain(
+        ctx: typer.Context,
+        key: Annotated[str, typer.Argument(help="a permission key, e.g. 'shell:exec:git push'")],
+        approve: Annotated[
+            list[str] | None, typer.Option("--approve", help="Pretend this --approve was given.")
+        ] = None,
+        yolo: Annotated[bool, typer.Option("--yolo", help="Pretend --yolo was given.")] = False,
+        headless: Annotated[
+            bool, typer.Option("--headless", help="Decide as `co ask` would (no terminal).")
+        ] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """Show which rule decides KEY and why (and, for shell commands, each part)."""
+        engine = _engine(ctx, approve, yolo, headless)
+        decision, rows = engine.explain(key)
+        if as_json:
+            data = decision.as_dict()
+            data["tool"], data["plugin"] = decision.tool, decision.plugin
+            data["matching"] = {
+                part: [{"level": r.level, "match": r.match, "effect": r.effect} for r in rules]
+                for part, rules in rows
+            }
+            print(json.dumps(data, indent=2))
+            return
+        print(visible(f"{decision.key}: {decision.effect.upper()} (source: {decision.source})"))
+        print(visible(f"  tool: {decision.tool} (plugin {decision.plugin})"))
+        print(visible(f"  why: {decision.reason}"))
+        for part, rules in rows:
+            chosen = next((p for p in decision.parts if p.key == part), None)
+            if len(rows) > 1 or part != decision.key:
+                verdict = f"{chosen.effect} by {chosen.level}" if chosen else "?"
+                print(visible(f"  part {part!r}: {verdict}"))
+            for rule in reversed(rules):
+                mark = "->" if chosen is not None and rule == chosen.rule else "  "
+                print(
+                    visible(
+                        f"    {mark} {rule.level:8} {rule.match!r} {rule.effect} ({rule.origin})"
+                    )
+                )
+
+    @policy_app.command("grants")
+    def grants(
+        ctx: typer.Context,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """List the approvals kept for this project ('always for this project')."""
+        engine = _engine(ctx)
+        rules = engine.rules()["grant"]
+        if as_json:
+            print(
+                json.dumps([{"match": r.match, "effect": r.effect, "tool": r.tool} for r in rules])
+            )
+            return
+        if not rules:
+            print(f"No saved approvals for {engine.grant_scope}.")
+            return
+        _print_table(
+            ["match", "effect", "tool", "from"],
+            [[r.match, r.effect, r.tool, r.origin] for r in rules],
+        )
+
+    @policy_app.command("revoke")
+    def revoke(
+        pattern: Annotated[str, typer.Argument(help="the exact grant pattern to forget")],
+    ) -> None:
+        """Forget a saved approval (in every project)."""
+        from co_core.policy.grants import remove_grants
+
+        removed = remove_grants(match=pattern)
+        print(f"Removed {removed} saved approval(s) for {pattern!r}.")
+
+    app.add_typer(policy_app, name="policy")
+
+    @app.command("audit")
+    def audit(
+        tool: Annotated[str | None, typer.Option("--tool", help="Only this tool.")] = None,
+        decision: Annotated[
+            str | None,
+            typer.Option("--decision", help="Only this effect: allow, deny, ask, ask_once."),
+        ] = None,
+        session: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+        limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Entries shown.")] = 20,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
+    ) -> None:
+        """Show recent audit entries: decisions, answers and tool executions."""
+        from co_core.policy.audit import read_entries
+        from co_core.policy.rules import EFFECTS
+
+        if decision is not None and decision not in EFFECTS:
+            from co_core.kernel.errors import CoError
+
+            raise CoError(f"--decision must be one of {', '.join(EFFECTS)}, not {decision!r}")
+        entries = [
+            e
+            for e in read_entries(session)
+            if (tool is None or e.get("tool") == tool)
+            and (decision is None or e.get("effect") == decision)
+        ]
+        entries.sort(key=lambda e: str(e.get("time", "")))
+        entries = entries[-limit:]
+        if as_json:
+            for entry in entries:
+                print(json.dumps(entry))
+            return
+        if not entries:
+            print("No audit entries match.")
+            return
+        rows = []
+        for e in entries:
+            outcome = e.get("effect") or e.get("status")
+            detail = e.get("source") if e.get("event") != "execution" else e.get("error")
+            if e.get("event") == "execution":
+                detail = f"{e.get('duration_ms')} ms" + (
+                    f": {e['error']}" if e.get("error") else ""
+                )
+            rows.append(
+                [
+                    str(e.get("time", ""))[:19].replace("T", " "),
+                    e.get("session"),
+                    e.get("event"),
+                    e.get("tool"),
+                    outcome,
+                    detail,
+                    e.get("permission"),
+                ]
+            )
+        _print_table(["time", "session", "event", "tool", "outcome", "source/detail", "key"], rows)

@@ -1,0 +1,88 @@
+"""Where Co keeps its files (XDG via platformdirs; env vars override for tests and users)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP = "co"
+
+
+def _dir(env: str, kind: str) -> Path:
+    override = os.environ.get(env)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
+
+
+def config_dir() -> Path:
+    return _dir("CO_CONFIG_DIR", "config")
+
+
+def data_dir() -> Path:
+    return _dir("CO_DATA_DIR", "data")
+
+
+def cache_dir() -> Path:
+    return _dir("CO_CACHE_DIR", "cache")
+
+
+def settings_file() -> Path:
+    return config_dir() / "settings.json"
+
+
+def ensure_dir(path: Path, mode: int = 0o700) -> Path:
+    """Create a private directory if missing and return it."""
+    path.mkdir(parents=True, exist_ok=True, mode=mode)
+    return path
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read, atomically (a crash leaves the old file)."""
+    ensure_dir(path.parent)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+class SymlinkInPath(OSError):
+    """A folder on the way is a symlink (or not a folder): refused, never followed."""
+
+    def __init__(self, walked: Path) -> None:
+        super().__init__(f"{walked} is a symlink or not a folder")
+        self.walked = walked
+
+
+def open_dir_nofollow(root: Path, parts: tuple[str, ...], *, create: bool = False) -> int:
+    """An fd for ``root/parts`` opened one folder at a time with O_NOFOLLOW.
+
+    Checking a path and then using it leaves a window in which a folder can be swapped for
+    a symlink; walking with ``dir_fd`` closes it. Missing folders are made if ``create``.
+    The caller closes the fd.
+    """
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    walked = Path(root)
+    try:
+        for part in parts:
+            walked = walked / part
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+            try:
+                next_fd = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o755, dir_fd=fd)
+                next_fd = os.open(part, flags, dir_fd=fd)
+            except OSError as exc:
+                raise SymlinkInPath(walked) from exc
+            os.close(fd)
+            fd = next_fd
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
