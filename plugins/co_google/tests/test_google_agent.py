@@ -155,3 +155,34 @@ def test_model_asking_for_the_next_page_gets_it(fake, deps):
     agent_with(script, google_specs()).run_sync("find reports, all of them", deps=deps)
     assert [p.count for p in pages] == [10, 2]
     assert "Report 11" in pages[1].display and "Report 11" not in pages[0].display
+
+
+def test_emails_read_in_parallel_in_one_turn_each_get_their_own_answer(fake, deps):
+    """pydantic-ai runs a turn's read calls at the same time, in threads; httplib2 is not
+    thread-safe, so each thread needs its own connection (google-api-python-client's
+    thread-safety guide). Shared, the calls collide: wrong email, a hang, an AttributeError."""
+    from fake_google import gmail_message
+
+    ids = [f"m{n}" for n in range(8)]
+    for n, msg_id in enumerate(ids):
+        message = gmail_message(
+            msg_id, sender=f"p{n}@example.com", subject=f"Subject {n}", plain=f"Body number {n}"
+        )
+        fake.messages[msg_id] = message
+    seen: dict[str, str] = {}
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = [p for p in last_parts(messages) if isinstance(p, ToolReturnPart)]
+        if not returns:  # first the inbox, as a user would ask
+            return ModelResponse(parts=[ToolCallPart("list_emails", {"limit": 10}, "list")])
+        if returns[0].tool_name == "list_emails":  # then every email in it, all at once
+            calls = [ToolCallPart("read_email", {"email_id": i}, f"call-{i}") for i in ids]
+            return ModelResponse(parts=calls)
+        seen.update({p.tool_call_id: str(p.content) for p in returns})
+        return ModelResponse(parts=[TextPart("read them all")])
+
+    result = agent_with(script, google_specs()).run_sync("read my inbox", deps=deps)
+    assert result.output == "read them all"
+    for n, msg_id in enumerate(ids):
+        assert f"Subject: Subject {n}\n" in seen[f"call-{msg_id}"]
+        assert f"Body number {n}" in seen[f"call-{msg_id}"]

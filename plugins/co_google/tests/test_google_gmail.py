@@ -127,14 +127,99 @@ def test_draft_is_created_never_sent_and_linked(mailbox, run_tool):
     assert not [r for r in mailbox.requests if r["path"].endswith("/send")]
 
 
-def test_reply_draft_joins_the_thread(mailbox, run_tool):
+def test_reply_draft_keeps_the_subject_and_joins_the_thread(mailbox, run_tool):
+    out = run_tool(draft_email, body="Yes!", reply_to_id="m1")
+    mime = _sent_mime(mailbox)
+    assert mime["To"] == "Alice <alice@example.com>"
+    assert mime["Subject"] == "Re: Lunch on Friday?"
+    assert mime["In-Reply-To"] == "<m1@mail.example.com>"
+    assert "<m1@mail.example.com>" in mime["References"]
+    # Gmail puts a draft in the thread only when the Subject matches the thread's.
+    assert mailbox.drafts[-1]["message"]["threadId"] == "t-m1"
+    assert "Re: Lunch on Friday?" in out
+
+
+def test_a_reply_subject_the_model_made_up_is_replaced_by_the_original(mailbox, run_tool):
     run_tool(
         draft_email, to="alice@example.com", subject="Re: Lunch", body="Yes!", reply_to_id="m1"
     )
-    mime = _sent_mime(mailbox)
-    assert mime["In-Reply-To"] == "<m1@mail.example.com>"
-    assert "<m1@mail.example.com>" in mime["References"]
+    assert _sent_mime(mailbox)["Subject"] == "Re: Lunch on Friday?"
     assert mailbox.drafts[-1]["message"]["threadId"] == "t-m1"
+
+
+def test_reply_to_a_reply_keeps_a_single_re(mailbox, run_tool):
+    run_tool(draft_email, body="ok", reply_to_id="m3")
+    assert _sent_mime(mailbox)["Subject"] == "Re: project"
+
+
+def test_cc_and_bcc_reach_the_draft(mailbox, run_tool):
+    out = run_tool(
+        draft_email,
+        to="carol@example.com",
+        cc="Dan <dan@example.com>",
+        bcc="eve@example.com",
+        subject="Notes",
+        body="x",
+    )
+    mime = _sent_mime(mailbox)
+    assert mime["To"] == "carol@example.com" and mime["Cc"] == "Dan <dan@example.com>"
+    assert mime["Bcc"] == "eve@example.com"
+    assert "cc Dan <dan@example.com>" in out and "bcc eve@example.com" in out
+
+
+def test_reply_all_answers_the_sender_and_everyone_else_but_me(mailbox, run_tool):
+    mailbox.messages["m5"] = gmail_message(
+        "m5",
+        sender="Alice <alice@example.com>",
+        to="me@example.com, Bob <bob@example.org>",
+        cc="carol@example.com, ME@example.com",
+        subject="Offsite",
+        plain="Who comes?",
+    )
+    run_tool(draft_email, body="Count me in", reply_to_id="m5", reply_all=True)
+    mime = _sent_mime(mailbox)
+    assert mime["To"] == "Alice <alice@example.com>, Bob <bob@example.org>"
+    assert mime["Cc"] == "carol@example.com"
+    assert mime["Subject"] == "Re: Offsite"
+
+
+def test_reply_goes_to_reply_to_when_the_sender_set_one(mailbox, run_tool):
+    mailbox.messages["m6"] = gmail_message(
+        "m6",
+        sender="News <noreply@example.com>",
+        reply_to="team@example.com",
+        subject="Weekly",
+        plain="hi",
+    )
+    run_tool(draft_email, body="thanks", reply_to_id="m6")
+    assert _sent_mime(mailbox)["To"] == "team@example.com"
+
+
+def test_a_new_email_without_recipient_or_subject_is_a_retry(mailbox, run_tool):
+    with pytest.raises(ModelRetry, match="to"):
+        run_tool(draft_email, subject="x", body="y")
+    with pytest.raises(ModelRetry, match="subject"):
+        run_tool(draft_email, to="carol@example.com", body="y")
+    assert mailbox.drafts == []
+
+
+def test_a_listing_fetches_its_emails_in_one_batch_not_one_request_each(mailbox, run_tool):
+    for n in range(60):
+        message = gmail_message(f"b{n:02d}", sender="bulk@example.com", subject=f"Bulk {n:02d}")
+        mailbox.messages[message["id"]] = message
+    mailbox.http_requests = 0
+    result = run_tool(search_emails, query="bulk", limit=50)
+    assert result.count == 50 and result.has_more
+    assert "1. Bulk 00" in result.display and "50. Bulk 49" in result.display
+    assert mailbox.http_requests == 2  # messages.list, then one batch of 50 messages.get
+    gets = mailbox.reached("/gmail/v1/users/me/messages/")
+    assert len(gets) == 50 and all(r["in_batch"] for r in gets)
+
+
+def test_labels_are_looked_up_once_per_session(mailbox, run_tool):
+    run_tool(list_emails, label="receipts")
+    run_tool(list_emails, label="Receipts")
+    assert len(mailbox.reached("/gmail/v1/users/me/labels")) == 1
 
 
 @pytest.mark.parametrize(
