@@ -573,8 +573,8 @@ class FakeGoogle:
             if form.get("code") not in ("good-code", "partial-code"):
                 return Reply(400, {"error": "invalid_grant", "error_description": "Bad code."})
             granted = set(self.consent)
-            if form["code"] == "partial-code":  # the user unticked Gmail compose
-                granted.discard(S + "gmail.compose")
+            if form["code"] == "partial-code":  # the user allowed Gmail reading only
+                granted -= {S + "gmail.compose", S + "gmail.modify"}
             self.tokens["login-token"] = granted
             self.refresh_tokens["login-refresh"] = granted
             return Reply(

@@ -278,7 +278,10 @@ def test_partial_consent_is_saved_and_reported(co_dirs, fake, tmp_path, monkeypa
         return f"http://localhost:1/?state={state}&code=partial-code"
 
     path, missing = login(settings, console=True, ask=paste, say=said.append)
-    assert missing == ["https://www.googleapis.com/auth/gmail.compose"]
+    assert missing == [
+        "https://www.googleapis.com/auth/gmail.compose",
+        "https://www.googleapis.com/auth/gmail.modify",
+    ]
     assert path.exists()
     assert "OAUTHLIB_RELAX_TOKEN_SCOPE" not in os.environ  # restored after login
 
@@ -306,12 +309,12 @@ def test_co_google_login_console_end_to_end(co_dirs, fake, tmp_path, monkeypatch
     )
     assert proc.returncode == 0, err
     assert "Signed in. Token saved to" in out
-    assert "Not granted: draft_email will not work" in out
+    assert "Not granted: draft_email, label_email will not work" in out
     assert stat.S_IMODE((co_dirs / "google-token.json").stat().st_mode) == 0o600
 
 
 def _partial_login(co_dirs, fake, tmp_path, monkeypatch):
-    """`co google login` where the user unticked Gmail compose on the consent screen."""
+    """`co google login` where the user allowed reading Gmail but not writing to it."""
     monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
     settings = settings_for(co_dirs, fake, credentials_path=str(client_secrets(tmp_path, fake)))
     said: list[str] = []

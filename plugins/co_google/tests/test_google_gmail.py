@@ -95,7 +95,7 @@ def test_read_html_only_mail_as_text_and_lists_attachments(mailbox, run_tool):
     text = run_tool(read_email, email_id="m2")
     assert "Total: 42 EUR" in text and "Thanks & bye" in text
     assert "alert(1)" not in text and "color:red" not in text and "<p>" not in text
-    assert "Attachments: receipt.pdf (application/pdf, 100 bytes)" in text
+    assert "Attachments: 1. receipt.pdf (application/pdf, 100 bytes)" in text
 
 
 def test_read_decodes_utf8_base64url(mailbox, run_tool):
@@ -307,3 +307,123 @@ def test_server_error_on_a_read_is_retried(mailbox, run_tool, deps):
         (500, error_body(500, "Backend Error", "backendError", "INTERNAL")),
     )
     assert "Lunch" in run_tool(read_email, email_id="m1")
+
+
+@pytest.fixture
+def conversation(mailbox):
+    """A three-email thread: Alice asks, I answer, Bob answers with a CSV attached."""
+    thread = [
+        gmail_message(
+            "c1",
+            sender="Alice <alice@example.com>",
+            to="me@example.com, bob@example.org",
+            subject="Budget",
+            plain="Numbers please.",
+            thread_id="t-budget",
+        ),
+        gmail_message(
+            "c2",
+            sender="me@example.com",
+            to="alice@example.com",
+            subject="Re: Budget",
+            plain="Bob has them.",
+            thread_id="t-budget",
+            labels=("SENT",),
+        ),
+        gmail_message(
+            "c3",
+            sender="Bob <bob@example.org>",
+            to="alice@example.com, me@example.com",
+            subject="Re: Budget",
+            plain="Attached.",
+            thread_id="t-budget",
+            attachments=[
+                ("budget.csv", "text/csv", "item,cost\ntea,3\n".encode()),
+                ("scan.pdf", "application/pdf", b"%PDF-1.7" + bytes(50)),
+            ],
+        ),
+    ]
+    for message in thread:
+        mailbox.messages[message["id"]] = message
+    return mailbox
+
+
+def test_a_whole_conversation_is_read_oldest_first(conversation, run_tool):
+    text = run_tool(read_email, email_id="c3", thread=True)
+    assert text.startswith("Conversation of 3 emails, oldest first.")
+    assert text.index("Numbers please.") < text.index("Bob has them.") < text.index("Attached.")
+    assert "── 3 of 3 · id: c3" in text and "1. budget.csv (text/csv, 16 bytes)" in text
+    (thread,) = conversation.reached("/gmail/v1/users/me/threads/")
+    assert thread["path"].endswith("/t-budget")
+
+
+def test_a_text_attachment_is_read_by_name_or_number(conversation, run_tool):
+    from co_google.tools.gmail import read_email_attachment
+
+    by_name = run_tool(read_email_attachment, email_id="c3", attachment="budget.csv")
+    assert "item,cost\ntea,3" in by_name
+    assert "item,cost" in run_tool(read_email_attachment, email_id="c3", attachment="1")
+    pdf = run_tool(read_email_attachment, email_id="c3", attachment="2")
+    assert "scan.pdf is application/pdf (58 bytes)" in pdf and "%PDF" not in pdf
+    with pytest.raises(ModelRetry, match="budget.csv, scan.pdf"):
+        run_tool(read_email_attachment, email_id="c3", attachment="minutes.docx")
+
+
+def test_labels_and_archive_change_the_whole_conversation(conversation, run_tool):
+    from co_google.tools.gmail import label_email
+
+    out = run_tool(label_email, email_id="c3", add="receipts", remove="unread", archive=True)
+    assert (
+        out == "Conversation 'Re: Budget' (3 emails): added Receipts; archived it; removed UNREAD."
+    )
+    for msg_id in ("c1", "c3"):
+        labels = conversation.messages[msg_id]["labelIds"]
+        assert "Label_7" in labels and "INBOX" not in labels
+    (modify,) = conversation.reached("/gmail/v1/users/me/threads/t-budget/modify", "POST")
+    with pytest.raises(ModelRetry, match="There is no Gmail label 'Travel'"):
+        run_tool(label_email, email_id="c3", add="Travel")
+    with pytest.raises(ModelRetry, match="Nothing to change"):
+        run_tool(label_email, email_id="c3")
+
+
+def test_draft_recipients_are_one_normalised_address_each(conversation, deps):
+    from co_google.recipients import draft_recipients
+
+    google = deps.resource("google")
+    new = {
+        "to": "Carol <Carol@Example.com>, dan@example.com",
+        "cc": "carol@example.com",
+        "bcc": "EVE@example.com",
+        "body": "x",
+        "subject": "s",
+    }
+    assert draft_recipients(google, new) == [
+        "carol@example.com",
+        "dan@example.com",
+        "eve@example.com",
+    ]
+    reply = {"reply_to_id": "c3", "body": "x"}
+    assert draft_recipients(google, reply) == ["bob@example.org"]
+    everyone = {"reply_to_id": "c3", "reply_all": True, "cc": "zed@example.com"}
+    assert draft_recipients(google, everyone) == [
+        "bob@example.org",
+        "alice@example.com",
+        "zed@example.com",
+    ]
+    mine = {"reply_to_id": "c2"}  # my own email: the reply goes to whom I wrote
+    assert draft_recipients(google, mine) == ["alice@example.com"]
+    assert draft_recipients(google, {"to": "not an address"}) == []
+    # the drafts that follow reuse the headers fetched for the keys
+    fetched = len(conversation.reached("/gmail/v1/users/me/messages/c3"))
+    from co_google.tools.gmail import draft_email
+    from pydantic_ai import RunContext
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.usage import RunUsage
+
+    ctx = RunContext(deps=deps, model=TestModel(), usage=RunUsage())
+    draft_email(ctx, body="x", reply_to_id="c3", reply_all=True, cc="zed@example.com")
+    assert len(conversation.reached("/gmail/v1/users/me/messages/c3")) == fetched
+    mime = _sent_mime(conversation)
+    assert (
+        mime["To"] == "Bob <bob@example.org>, alice@example.com" and mime["Cc"] == "zed@example.com"
+    )
