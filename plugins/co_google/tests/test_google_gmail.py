@@ -338,7 +338,7 @@ def conversation(mailbox):
             plain="Attached.",
             thread_id="t-budget",
             attachments=[
-                ("budget.csv", "text/csv", "item,cost\ntea,3\n".encode()),
+                ("budget.csv", "text/csv", b"item,cost\ntea,3\n"),
                 ("scan.pdf", "application/pdf", b"%PDF-1.7" + bytes(50)),
             ],
         ),
