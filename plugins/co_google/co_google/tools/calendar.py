@@ -232,7 +232,7 @@ def _start(event: dict[str, Any], zone: tzinfo) -> datetime:
 
 
 def list_calendar_events(
-    ctx: RunContext[Any], start: str | None = None, end: str | None = None, calendar: str = ""
+    ctx: RunContext[Any], start: str = "", end: str = "", calendar: str = ""
 ) -> ToolResult:
     """List Google Calendar events with their ids (default: today and the next 7 days).
 
@@ -248,8 +248,8 @@ def list_calendar_events(
 def search_calendar_events(
     ctx: RunContext[Any],
     query: str,
-    start: str | None = None,
-    end: str | None = None,
+    start: str = "",
+    end: str = "",
     calendar: str = "",
 ) -> ToolResult:
     """Find events whose title, description, place or attendees match (default: next 30 days).
@@ -366,9 +366,7 @@ def _span(start: datetime, stop: datetime, zone: tzinfo) -> str:
     return f"{a:%a %Y-%m-%d %H:%M}–{tail}"
 
 
-def free_busy(
-    ctx: RunContext[Any], start: str, end: str | None = None, people: str = ""
-) -> ToolResult:
+def free_busy(ctx: RunContext[Any], start: str, end: str = "", people: str = "") -> ToolResult:
     """When the user (and others) are busy, and the free slots they share on weekdays 9–18.
 
     Args:

@@ -130,14 +130,24 @@ def _listing(ctx: RunContext[Any], what: str, **params: Any) -> ToolResult:
 
 
 def list_emails(ctx: RunContext[Any], label: str = "INBOX", limit: int = 10) -> ToolResult:
-    """List the newest emails under a Gmail label (INBOX, UNREAD, SENT, STARRED or a user label)."""
+    """List the newest emails under a Gmail label, with their ids.
+
+    Args:
+        label: INBOX, UNREAD, SENT, STARRED or one of the user's labels.
+        limit: how many, 1 to 50.
+    """
     limit = _check_limit(limit)
     label_id = _label_id(ctx, label)
     return _listing(ctx, f"under {label}", labelIds=[label_id], maxResults=limit)
 
 
 def search_emails(ctx: RunContext[Any], query: str, limit: int = 10) -> ToolResult:
-    """Search Gmail with Gmail's query syntax, e.g. `from:alice has:attachment newer_than:7d`."""
+    """Search Gmail, newest first, with their ids.
+
+    Args:
+        query: Gmail search syntax, e.g. from:alice has:attachment newer_than:7d.
+        limit: how many, 1 to 50.
+    """
     query = query.strip()
     if not query:
         raise ModelRetry(
