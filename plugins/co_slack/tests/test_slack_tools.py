@@ -98,7 +98,7 @@ def test_posting_by_name_returns_the_permalink(make_ctx, fake):
     reply = post_slack_message(make_ctx(), "#releases", "v1.2 is out")
     assert reply.startswith("Posted to #releases: https://acme.slack.com/archives/C0RELEASE1/p")
     (post,) = fake.posted
-    assert post.params["channel"] == "C0RELEASE1" and post.params["text"] == "v1.2 is out"
+    assert post.params["channel"] == "C0RELEASE1" and post.params["markdown_text"] == "v1.2 is out"
     assert "thread_ts" not in post.params
 
 
