@@ -33,6 +33,7 @@ import itertools
 import json
 import re
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -404,10 +405,7 @@ class FakeGoogle:
     failures: dict[str, list[tuple[int, dict]]] = field(default_factory=dict)
     page_size_cap: int = 100
     code_exchanges: list[dict[str, str]] = field(default_factory=list)
-    # When set, a full-format messages.get waits here until that many are in flight at
-    # once; ``missed`` counts waits that gave up (the calls did not overlap).
-    rendezvous: threading.Barrier | None = None
-    missed: int = 0
+    latency: float = 0.0  # seconds each HTTP request takes (benchmarks: a network's round trip)
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _attachment_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -735,11 +733,6 @@ class FakeGoogle:
         m = self.messages.get(msg_id)
         if m is None:
             return Reply(404, NOT_FOUND)
-        if self.rendezvous is not None and params.get("format", "full") == "full":
-            try:
-                self.rendezvous.wait(timeout=5)
-            except threading.BrokenBarrierError:
-                self.missed += 1
         return Reply(200, self._shaped(m, params, multi))
 
     def gmail_users_messages_attachments_get(
@@ -1022,6 +1015,8 @@ class Handler(BaseHTTPRequestHandler):
         fake = self.fake
         with fake._lock:
             fake.http_requests += 1
+        if fake.latency:
+            time.sleep(fake.latency)
         reply = fake.dispatch(method, self.path, headers, raw, in_batch=False)
         data = reply.data()
         self.send_response(reply.status)

@@ -98,16 +98,15 @@ def _listing(ctx: RunContext[Any], what: str, **params: Any) -> ToolResult:
     refs = response.get("messages", [])
     if not refs:
         return ToolResult.empty(f"No emails {what}.")
-    found = call_many(
-        ctx,
-        "gmail",
-        lambda g: [
-            g.users()
-            .messages()
-            .get(userId="me", id=ref["id"], format="metadata", metadataHeaders=LIST_HEADERS)
+
+    def gets(gmail: Any) -> list[Any]:
+        messages = gmail.users().messages()  # building a resource costs ms: once, not per id
+        return [
+            messages.get(userId="me", id=ref["id"], format="metadata", metadataHeaders=LIST_HEADERS)
             for ref in refs
-        ],
-    )
+        ]
+
+    found = call_many(ctx, "gmail", gets)
     lines = []
     for number, (ref, message) in enumerate(zip(refs, found, strict=True), start=1):
         head = _headers(message.get("payload", {}))
