@@ -100,8 +100,7 @@ def missing_scope(label: str, scope: str | None, status: int | None = None) -> G
     what = f"the {scope.removeprefix(S)} permission" if scope else f"the {label} scope"
     return GoogleApiError(
         "scope",
-        f"The Google login lacks {what}: ask the user to {LOGIN_HINT.removeprefix('run ')} "
-        "again and allow it.",
+        f"The Google login lacks {what}: ask the user to {LOGIN_HINT} again and allow it.",
         status,
     )
 
