@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 ADDRESS = re.compile(r"[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\"]+")
@@ -42,7 +42,7 @@ def key(address: str) -> str:
     return address.strip().lower()
 
 
-def merge(*groups: list[Pair], skip: set[str] = frozenset()) -> list[Pair]:  # type: ignore[assignment]
+def merge(*groups: list[Pair], skip: Collection[str] = ()) -> list[Pair]:
     """The pairs in order, each address once, none of those in ``skip``."""
     seen = set(skip)
     out = []

@@ -223,11 +223,12 @@ def find_slack_user(ctx: RunContext[CoDeps], query: str) -> ToolResult:
                     found.append(user)
     if not found:
         return ToolResult.empty(f"No Slack user matches {query!r}.")
-    lines = [_person_line(user) for user in found[:MAX_USERS]]
-    more = len(found) > MAX_USERS
+    shown = found[:MAX_USERS]
+    lines = [_person_line(user) for user in shown]
+    more = len(found) > len(shown)
     if more:
-        lines.append(f"(first {MAX_USERS} of {len(found)}: give more of the name)")
-    return ToolResult(display="\n".join(lines), count=len(lines) - more, has_more=more)
+        lines.append(f"(first {len(shown)} of {len(found)}: give more of the name)")
+    return ToolResult(display="\n".join(lines), count=len(shown), has_more=more)
 
 
 def search_slack(ctx: RunContext[CoDeps], query: str, limit: int = 20) -> ToolResult:

@@ -51,9 +51,15 @@ def test_search_needs_a_user_token_and_says_so(make_ctx, fake):
     assert fake.calls("search.messages") == []
 
 
-def test_search_with_a_user_token(make_ctx, fake, monkeypatch):
+def test_search_with_a_user_token(make_ctx, fake, monkeypatch, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("SLACK_USER_TOKEN", USER_TOKEN)
-    result = search_slack(make_ctx(), "release train")
+    ctx = make_ctx()
+    result = search_slack(ctx, "release train")
+    assert USER_TOKEN not in caplog.text and USER_TOKEN not in result.display
+    assert USER_TOKEN not in repr(ctx.deps.settings.section("slack"))
     assert result.count == 1 and not result.has_more
     assert "#general  " in result.display and "grace: Release train leaves Friday" in result.display
     assert "https://acme.slack.com/archives/C0GENERAL1/p1700000020000200" in result.display
