@@ -364,6 +364,17 @@ def test_after_partial_consent_tools_still_work_once_the_access_token_expires(
     assert fake.drafts == []
 
 
+def test_after_partial_consent_an_access_token_google_refuses_is_renewed(
+    co_dirs, fake, tmp_path, monkeypatch, run_tool
+):
+    path = _partial_login(co_dirs, fake, tmp_path, monkeypatch)
+    del fake.tokens["login-token"]  # Google no longer accepts it (401), the login stands
+    fake.drive_files["a"] = {"id": "a", "name": "Plan", "mimeType": "text/plain", "text": "x"}
+    assert run_tool(search_drive, query="plan").count == 1
+    assert fake.reached("/drive/")[-1]["auth"].startswith("Bearer fresh-token")
+    assert path.exists()
+
+
 def test_an_expired_token_is_refreshed_before_the_call_not_after_a_401(co_dirs, fake, run_tool):
     write_token(co_dirs / "google-token.json", fake, token="stale", expiry="2020-01-01T00:00:00Z")
     fake.drive_files["a"] = {"id": "a", "name": "Plan", "mimeType": "text/plain", "text": "x"}
