@@ -254,7 +254,7 @@ class GoogleServices:
 
     def execute_many(self, requests: list[Any], api: str) -> list[Any]:
         """Run read requests as one batch HTTP call, in order; rate-limited ones are retried
-        with back-off, any other failure is raised."""
+        with back-off, one gone meanwhile (404) is None, any other failure is raised."""
         from googleapiclient.errors import HttpError
         from googleapiclient.http import BatchHttpRequest
 
@@ -287,6 +287,10 @@ class GoogleServices:
                 if problem.kind != "rate" or attempt == attempts - 1:
                     raise problem from exc
                 failed = dict.fromkeys(pending, problem)
+            for index, problem in list(failed.items()):
+                if problem.kind == "not_found":
+                    results[index] = None
+                    del failed[index]
             hard = [problem for problem in failed.values() if problem.kind != "rate"]
             if hard:
                 raise hard[0]

@@ -216,6 +216,15 @@ def test_a_listing_fetches_its_emails_in_one_batch_not_one_request_each(mailbox,
     assert len(gets) == 50 and all(r["in_batch"] for r in gets)
 
 
+def test_an_email_deleted_while_listing_is_left_out(mailbox, run_tool):
+    from fake_google import NOT_FOUND
+
+    mailbox.fail("/gmail/v1/users/me/messages/m2", (404, NOT_FOUND))
+    result = run_tool(list_emails)
+    assert result.count == 1 and "Lunch on Friday?" in result.display
+    assert "Your receipt" not in result.display
+
+
 def test_labels_are_looked_up_once_per_session(mailbox, run_tool):
     run_tool(list_emails, label="receipts")
     run_tool(list_emails, label="Receipts")

@@ -189,7 +189,7 @@ def _events(
     events: list[tuple[dict[str, Any], str]] = []
     more = False
     for (calendar_id, shown), page in zip(chosen, pages, strict=True):
-        while True:
+        while page is not None:  # None: the calendar went away since it was listed
             for event in page.get("items", []):
                 if event.get("status") != "cancelled":
                     events.append((event, shown))

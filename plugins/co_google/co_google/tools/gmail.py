@@ -99,16 +99,21 @@ def _listing(ctx: RunContext[Any], what: str, **params: Any) -> ToolResult:
     if not refs:
         return ToolResult.empty(f"No emails {what}.")
 
-    def gets(gmail: Any) -> list[Any]:
-        messages = gmail.users().messages()  # building a resource costs ms: once, not per id
-        return [
-            messages.get(userId="me", id=ref["id"], format="metadata", metadataHeaders=LIST_HEADERS)
+    found = call_many(
+        ctx,
+        "gmail",
+        lambda g: [
+            g.users()
+            .messages()
+            .get(userId="me", id=ref["id"], format="metadata", metadataHeaders=LIST_HEADERS)
             for ref in refs
-        ]
-
-    found = call_many(ctx, "gmail", gets)
+        ],
+    )
+    # An email deleted between the listing and the batch is left out.
+    pairs = [(ref, message) for ref, message in zip(refs, found, strict=True) if message]
+    refs = [ref for ref, _message in pairs]
     lines = []
-    for number, (ref, message) in enumerate(zip(refs, found, strict=True), start=1):
+    for number, (ref, message) in enumerate(pairs, start=1):
         head = _headers(message.get("payload", {}))
         unread = " [unread]" if "UNREAD" in message.get("labelIds", []) else ""
         lines.append(
