@@ -4,9 +4,11 @@ Order: the token ``co google login`` saved (mode 0600 in Co's config dir), then
 application-default credentials (``GOOGLE_APPLICATION_CREDENTIALS`` or the file
 ``gcloud auth application-default login`` writes; the GCE metadata server is never probed,
 so nothing touches the network until a tool runs), then none.
-Scopes are the least the tools need: Drive and Calendar read-only, Gmail read + compose
-(compose creates drafts; Co never asks for the send scope). google-auth is imported inside
-functions so this module stays cheap for ``co status``.
+Scopes are the least the tools need: Drive and Calendar read-only, Gmail read, compose
+(drafts; Co has no tool that sends) and modify (labels, archive). The consent screen lets
+people untick some: the token file keeps the scopes *granted*, and is loaded with them, so
+a refresh never asks for more than the user allowed (Google refuses such a refresh).
+google-auth is imported inside functions so this module stays cheap for ``co status``.
 """
 
 from __future__ import annotations
@@ -25,13 +27,15 @@ SCOPES = [
     "https://www.googleapis.com/auth/drive.readonly",
     "https://www.googleapis.com/auth/gmail.readonly",
     "https://www.googleapis.com/auth/gmail.compose",
+    "https://www.googleapis.com/auth/gmail.modify",
     "https://www.googleapis.com/auth/calendar.readonly",
 ]
 SCOPE_USES = {
     SCOPES[0]: "Drive tools",
     SCOPES[1]: "reading mail",
     SCOPES[2]: "draft_email",
-    SCOPES[3]: "calendar tools",
+    SCOPES[3]: "label_email",
+    SCOPES[4]: "calendar tools",
 }
 TOKEN_FILE = "google-token.json"
 # Loopback redirect for the console flow: nothing listens on port 1, so the browser shows
@@ -83,7 +87,9 @@ def _load_adc(path: Path, settings: Any) -> Found:
         if kind == "authorized_user":
             from google.oauth2.credentials import Credentials
 
-            creds = Credentials.from_authorized_user_info(info, SCOPES)
+            # No scopes: a refresh then gets what `gcloud auth application-default login`
+            # was granted, instead of asking for more and being refused.
+            creds = Credentials.from_authorized_user_info(info)
         elif kind == "service_account":
             from google.oauth2 import service_account
 
@@ -101,7 +107,11 @@ def _token_uri(creds: Any, settings: Any) -> Any:
     """Refresh against ``google.token_uri`` when set (google-auth pins Google's by default)."""
     uri = settings.section("google").token_uri
     if uri and hasattr(creds, "with_token_uri"):
-        return creds.with_token_uri(uri)
+        copy = creds.with_token_uri(uri)
+        # The copy forgets when the access token expires; without it an expired token is
+        # sent, refused (401), and only then refreshed.
+        copy.expiry = getattr(creds, "expiry", None)
+        return copy
     return creds
 
 
@@ -115,7 +125,9 @@ def find_credentials(settings: Any) -> Found | None:
             if path.stat().st_mode & 0o077:  # someone loosened it: the token is a secret
                 path.chmod(0o600)
             info = json.loads(path.read_text(encoding="utf-8"))
-            creds = Credentials.from_authorized_user_info(info, SCOPES)
+            # The scopes saved are those granted: loading them (not SCOPES) keeps a refresh
+            # from asking for one the user unticked.
+            creds = Credentials.from_authorized_user_info(info)
         except (OSError, ValueError) as exc:
             raise GoogleAuthProblem(
                 f"the Google token {path} is unreadable ({exc}); {LOGIN_HINT}"
@@ -214,10 +226,20 @@ def login(
             os.environ.pop("OAUTHLIB_RELAX_TOKEN_SCOPE", None)
         else:
             os.environ["OAUTHLIB_RELAX_TOKEN_SCOPE"] = relaxed
+    granted = _granted(creds)
+    info = json.loads(creds.to_json())
+    info["scopes"] = [scope for scope in SCOPES if scope in granted] + sorted(granted - set(SCOPES))
     path = token_path(settings)
-    write_private(path, creds.to_json())
-    granted = set(getattr(creds, "granted_scopes", None) or SCOPES)
+    write_private(path, json.dumps(info))
     return path, [scope for scope in SCOPES if scope not in granted]
+
+
+def _granted(creds: Any) -> set[str]:
+    """The scopes Google's token response says were granted (all asked for if it is silent)."""
+    granted = getattr(creds, "granted_scopes", None) or SCOPES
+    if isinstance(granted, str):
+        granted = granted.split()
+    return set(granted)
 
 
 def logout(settings: Any) -> Path | None:

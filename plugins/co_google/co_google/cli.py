@@ -32,7 +32,7 @@ def login_command(
         bool, typer.Option("--no-browser", help="Do not open a browser; print the address.")
     ] = False,
 ) -> None:
-    """Sign in with your Google account (read-only Drive and Calendar, Gmail read + drafts)."""
+    """Sign in with your Google account (read-only Drive and Calendar; Gmail read, drafts, labels)."""
     from co_google.auth import SCOPE_USES, login
 
     path, missing = login(_settings(ctx), console=console, open_browser=not no_browser)

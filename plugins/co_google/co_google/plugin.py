@@ -27,9 +27,13 @@ def register_tools(register: Any) -> None:
     register(f"{TOOLS}.gmail:list_emails", risk="read", permission="gmail:read")
     register(f"{TOOLS}.gmail:search_emails", risk="read", permission="gmail:read")
     register(f"{TOOLS}.gmail:read_email", risk="read", permission="gmail:read")
+    register(f"{TOOLS}.gmail:read_email_attachment", risk="read", permission="gmail:read")
     register(f"{TOOLS}.gmail:draft_email", risk="send", permission="gmail:draft:{to}", retries=1)
+    register(f"{TOOLS}.gmail:label_email", risk="write", permission="gmail:label")
     register(f"{TOOLS}.calendar:list_calendar_events", risk="read", permission="calendar:read")
     register(f"{TOOLS}.calendar:search_calendar_events", risk="read", permission="calendar:read")
+    register(f"{TOOLS}.calendar:read_calendar_event", risk="read", permission="calendar:read")
+    register(f"{TOOLS}.calendar:free_busy", risk="read", permission="calendar:read")
 
 
 @hookimpl
@@ -56,7 +60,6 @@ def register_commands(app: Any) -> None:
 @hookimpl
 def system_instructions(settings: Any) -> str | None:
     return (
-        "Google: search_drive/read_drive_file read Drive; list_emails, search_emails and "
-        "read_email read Gmail; draft_email only creates a draft for the user to send; "
-        "list_calendar_events/search_calendar_events take dates as YYYY-MM-DD."
+        "Google: draft_email only creates a draft for the user to send; to answer an email "
+        "pass its id as reply_to_id. Calendar dates are YYYY-MM-DD."
     )

@@ -1,19 +1,39 @@
 """A local stand-in for Google's REST APIs, speaking their documented wire format.
 
-Just the endpoints Co uses: Drive v3 (files.list/get/export, about.get), Gmail v1
-(labels.list, messages.list/get, drafts.create), Calendar v3 (events.list) and the OAuth
-token endpoint. Bodies follow Google's API reference: opaque page tokens, MIME parts with
-base64url bodies, all-day (``date``) and timed (``dateTime``) events, and Google's error
-envelope (401 authError, 403 accessNotConfigured, 429 rateLimitExceeded). Every request
-is recorded so tests can assert what reached "Google".
+The endpoints Co uses: Drive v3 (files.list/get/export, about.get), Gmail v1 (profile,
+labels, messages list/get/modify, attachments, threads get/modify, drafts.create, batch),
+Calendar v3 (calendarList, events list/get, freeBusy, batch) and the OAuth token and
+consent endpoints. Bodies follow Google's API reference: opaque page tokens, MIME parts with
+base64url bodies, all-day (``date``) and timed (``dateTime``) events, Google's error
+envelope.
+
+It is strict where Google is, so Co's mistakes show up here rather than in a user's
+terminal:
+
+- every call needs an access token whose scopes include one the discovery document lists
+  for that method (403 ``insufficientPermissions`` otherwise); a refresh may only ask for
+  scopes the user granted (400 ``invalid_scope``);
+- ``fields`` is checked against the response schema (400 ``Invalid field selection``) and
+  applied, so a field Co forgets to ask for is missing;
+- ``orderBy=startTime`` needs ``singleEvents=true``; a draft's ``raw`` must be base64url;
+  a reply draft only joins its thread when the Subject matches (Gmail's threading rule);
+- Gmail attachment ids differ on every fetch; a batch holds at most 100 calls.
+
+Every request is recorded (``requests``, with ``in_batch`` for calls inside a batch;
+``http_requests`` counts what crossed the wire) so tests can assert what reached "Google".
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
+import email
+import email.policy
+import itertools
 import json
 import re
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +41,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
+
+S = "https://www.googleapis.com/auth/"
+FULL_GRANT = frozenset(
+    {
+        S + "drive.readonly",
+        S + "gmail.readonly",
+        S + "gmail.compose",
+        S + "gmail.modify",
+        S + "calendar.readonly",
+    }
+)
+ME = "me@example.com"
 
 
 def b64url(data: str | bytes) -> str:
@@ -65,25 +97,181 @@ UNAUTHORIZED = error_body(
     "authError",
     "UNAUTHENTICATED",
 )
+INSUFFICIENT_SCOPES = error_body(
+    403,
+    "Request had insufficient authentication scopes.",
+    "insufficientPermissions",
+    "PERMISSION_DENIED",
+    details=[
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
+            "domain": "googleapis.com",
+        }
+    ],
+)
 RATE_LIMITED = error_body(
     429, "Quota exceeded for quota metric 'Queries'.", "rateLimitExceeded", "RESOURCE_EXHAUSTED"
 )
+NOT_FOUND = error_body(404, "Requested entity was not found.", "notFound", "NOT_FOUND")
+
+
+def bad_request(message: str, reason: str = "badRequest") -> tuple[int, dict]:
+    return 400, error_body(400, message, reason, "INVALID_ARGUMENT")
+
+
+# -- the discovery documents shipped with google-api-python-client: paths, scopes, schemas --
+
+
+@dataclass(frozen=True)
+class Method:
+    id: str
+    http: str
+    pattern: re.Pattern[str]  # the path, its {placeholders} captured
+    scopes: frozenset[str]
+    response: str | None
+    doc: dict[str, Any]
+
+
+def _load_methods() -> list[Method]:
+    import googleapiclient
+
+    folder = Path(googleapiclient.__file__).parent / "discovery_cache" / "documents"
+    found: list[Method] = []
+    for name in ("drive.v3", "gmail.v1", "calendar.v3"):
+        doc = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+
+        def walk(resource: dict[str, Any], doc: dict[str, Any] = doc) -> None:
+            for method in resource.get("methods", {}).values():
+                path = doc["servicePath"] + method.get("flatPath", method["path"])
+                regex = re.sub(r"\\\{\\\+[^}]+\\\}", "(.+)", re.escape("/" + path))
+                regex = re.sub(r"\\\{[^}]+\\\}", "([^/]+)", regex)
+                found.append(
+                    Method(
+                        method["id"],
+                        method["httpMethod"],
+                        re.compile(regex),
+                        frozenset(method.get("scopes", [])),
+                        (method.get("response") or {}).get("$ref"),
+                        doc,
+                    )
+                )
+            for child in resource.get("resources", {}).values():
+                walk(child)
+
+        walk(doc)
+    return found
+
+
+METHODS = _load_methods()
+
+
+def method_for(http: str, path: str) -> Method | None:
+    for method in METHODS:
+        if method.http == http and method.pattern.fullmatch(path):
+            return method
+    return None
+
+
+def parse_fields(text: str) -> dict[str, Any]:
+    """A ``fields`` selector as a tree: ``{"files": {"id": {}, "name": {}}}``."""
+    pos = 0
+
+    def parse_list() -> dict[str, Any]:
+        nonlocal pos
+        tree: dict[str, Any] = {}
+        while True:
+            match = re.compile(r"\s*([A-Za-z_@*][\w@.-]*(?:/[A-Za-z_@*][\w@.-]*)*)\s*").match(
+                text, pos
+            )
+            if not match:
+                raise ValueError(text[pos:] or text)
+            pos = match.end()
+            names = match.group(1).split("/")
+            leaf = tree
+            for name in names[:-1]:
+                leaf = leaf.setdefault(name, {})
+            sub: dict[str, Any] = {}
+            if pos < len(text) and text[pos] == "(":
+                pos += 1
+                sub = parse_list()
+                if pos >= len(text) or text[pos] != ")":
+                    raise ValueError(text)
+                pos += 1
+            leaf.setdefault(names[-1], {}).update(sub)
+            while pos < len(text) and text[pos] == " ":
+                pos += 1
+            if pos < len(text) and text[pos] == ",":
+                pos += 1
+                continue
+            return tree
+
+    tree = parse_list()
+    if pos != len(text):
+        raise ValueError(text[pos:])
+    return tree
+
+
+def _schema(doc: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        node = doc["schemas"][node["$ref"]]
+    return node
+
+
+def select(doc: dict[str, Any], schema: dict[str, Any], tree: dict[str, Any], value: Any) -> Any:
+    """Check ``tree`` against ``schema`` (ValueError names a bad field) and apply it."""
+    schema = _schema(doc, schema)
+    if schema.get("type") == "array":
+        return [select(doc, schema["items"], tree, item) for item in value]
+    if not tree:
+        return value
+    if "additionalProperties" in schema and "properties" not in schema:
+        inner = schema["additionalProperties"]
+        return {k: select(doc, inner, tree, v) for k, v in value.items()}
+    props = schema.get("properties", {})
+    out: dict[str, Any] = {}
+    for name, sub in tree.items():
+        if name == "*":
+            return value
+        if name not in props:
+            raise ValueError(name)
+        if isinstance(value, dict) and name in value:
+            out[name] = select(doc, props[name], sub, value[name])
+        else:
+            select(
+                doc,
+                props[name],
+                sub,
+                [] if _schema(doc, props[name]).get("type") == "array" else {},
+            )
+    return out
+
+
+# -- test data helpers ---------------------------------------------------------------------
 
 
 def gmail_message(
     msg_id: str,
     *,
     sender: str,
-    to: str = "me@example.com",
+    to: str = ME,
     subject: str,
     date: str = "Fri, 20 Nov 2026 09:15:00 +0100",
     plain: str | None = None,
     html: str | None = None,
     attachment: tuple[str, str, bytes] | None = None,
+    attachments: list[tuple[str, str, bytes]] | None = None,
     labels: tuple[str, ...] = ("INBOX",),
     thread_id: str | None = None,
+    cc: str | None = None,
+    reply_to: str | None = None,
+    references: str | None = None,
 ) -> dict:
-    """A Gmail ``users.messages`` resource in ``format=full``."""
+    """A Gmail ``users.messages`` resource in ``format=full``.
+
+    Attachment bytes ride along under ``_data`` (never sent: the fake serves them from
+    ``attachments.get`` only).
+    """
     headers = [
         {"name": "From", "value": sender},
         {"name": "To", "value": to},
@@ -91,6 +279,12 @@ def gmail_message(
         {"name": "Date", "value": date},
         {"name": "Message-ID", "value": f"<{msg_id}@mail.example.com>"},
     ]
+    if cc:
+        headers.append({"name": "Cc", "value": cc})
+    if reply_to:
+        headers.append({"name": "Reply-To", "value": reply_to})
+    if references:
+        headers.append({"name": "References", "value": references})
     parts = []
     if plain is not None:
         parts.append(
@@ -121,15 +315,17 @@ def gmail_message(
         "parts": parts,
     }
     top_parts = [alternative]
-    if attachment:
-        name, mime, data = attachment
+    for number, (name, mime, data) in enumerate(
+        ([attachment] if attachment else []) + (attachments or []), start=1
+    ):
         top_parts.append(
             {
-                "partId": "1",
+                "partId": str(number),
                 "mimeType": mime,
                 "filename": name,
                 "headers": [{"name": "Content-Type", "value": f'{mime}; name="{name}"'}],
-                "body": {"attachmentId": "ANGjdJ_att1", "size": len(data)},
+                "body": {"attachmentId": "placeholder", "size": len(data)},
+                "_data": data,
             }
         )
     payload = {
@@ -153,23 +349,67 @@ def gmail_message(
     }
 
 
+def _public(value: Any) -> Any:
+    """A copy without the fake's private ``_keys``."""
+    if isinstance(value, dict):
+        return {k: _public(v) for k, v in value.items() if not k.startswith("_")}
+    if isinstance(value, list):
+        return [_public(v) for v in value]
+    return value
+
+
+def _headers_of(message: dict) -> dict[str, str]:
+    return {h["name"].lower(): h["value"] for h in message["payload"].get("headers", [])}
+
+
+def _bare_subject(subject: str) -> str:
+    return re.sub(r"^\s*((re|fwd?|aw|sv)\s*:\s*)+", "", subject or "", flags=re.I).strip().lower()
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any
+    content_type: str = "application/json; charset=UTF-8"
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def data(self) -> bytes:
+        if isinstance(self.body, bytes):
+            return self.body
+        if isinstance(self.body, str):
+            return self.body.encode()
+        return json.dumps(self.body).encode()
+
+
 @dataclass
 class FakeGoogle:
     """The server's state; tests fill it, then read ``requests`` and ``drafts``."""
 
     url: str = ""
-    tokens: set[str] = field(default_factory=lambda: {"good-token"})
-    refresh_tokens: set[str] = field(default_factory=lambda: {"good-refresh"})
+    # access token -> the scopes it carries; refresh token -> the scopes the user granted
+    tokens: dict[str, set[str]] = field(default_factory=lambda: {"good-token": set(FULL_GRANT)})
+    refresh_tokens: dict[str, set[str]] = field(
+        default_factory=lambda: {"good-refresh": set(FULL_GRANT)}
+    )
+    consent: set[str] = field(default_factory=lambda: set(FULL_GRANT))  # what "good-code" grants
     drive_files: dict[str, dict[str, Any]] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)  # the primary calendar's
+    calendars: list[dict[str, Any]] = field(default_factory=list)  # other calendarList entries
+    calendar_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     drafts: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    http_requests: int = 0
     # path prefix -> responses (status, body) served before the real handler, one per request
     failures: dict[str, list[tuple[int, dict]]] = field(default_factory=dict)
     page_size_cap: int = 100
     code_exchanges: list[dict[str, str]] = field(default_factory=list)
+    latency: float = 0.0  # seconds each HTTP request takes (benchmarks: a network's round trip)
+    _ids: Any = field(default_factory=lambda: itertools.count(1))
+    _attachment_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _local: threading.local = field(default_factory=threading.local)
 
     def fail(self, prefix: str, *responses: tuple[int, dict]) -> None:
         self.failures.setdefault(prefix, []).extend(responses)
@@ -180,6 +420,567 @@ class FakeGoogle:
             for r in self.requests
             if r["path"].startswith(prefix) and (method is None or r["method"] == method)
         ]
+
+    # -- dispatch ------------------------------------------------------------------------
+    def dispatch(
+        self, method: str, target: str, headers: dict[str, str], raw: bytes, in_batch: bool
+    ) -> Reply:
+        split = urllib.parse.urlsplit(target)
+        path = split.path
+        multi = urllib.parse.parse_qs(split.query)
+        params = {k: v[-1] for k, v in multi.items()}
+        record = {
+            "method": method,
+            "path": path,
+            "params": params,
+            "multi": multi,
+            "body": raw,
+            "auth": headers.get("authorization", ""),
+            "range": headers.get("range"),
+            "in_batch": in_batch,
+        }
+        with self._lock:
+            self.requests.append(record)
+        if path == "/token":
+            return self._token(raw)
+        if path == "/auth":  # the consent screen, already "accepted": back to the app
+            target = (
+                params["redirect_uri"]
+                + "?"
+                + urllib.parse.urlencode(
+                    {
+                        "state": params.get("state", ""),
+                        "code": "good-code",
+                        "scope": params.get("scope", ""),
+                    }
+                )
+            )
+            return Reply(302, b"", headers={"Location": target})
+        with self._lock:
+            for prefix, queue in self.failures.items():
+                if path.startswith(prefix) and queue:
+                    status, body = queue.pop(0)
+                    return Reply(status, body)
+        scopes = self.tokens.get(record["auth"].removeprefix("Bearer "))
+        if scopes is None:
+            return Reply(401, UNAUTHORIZED)
+        if method == "POST" and path in ("/batch", "/batch/calendar/v3", "/batch/drive/v3"):
+            if in_batch:
+                return Reply(*bad_request("A batch cannot contain a batch."))
+            return self._batch(headers, raw)
+        found = method_for(method, path)
+        handler = getattr(self, (found.id if found else "").replace(".", "_"), None)
+        if found is None or handler is None:
+            return Reply(404, error_body(404, f"No route {path}", "notFound", "NOT_FOUND"))
+        if not scopes & found.scopes:
+            return Reply(403, INSUFFICIENT_SCOPES)
+        tree = None
+        if params.get("fields"):
+            try:
+                tree = parse_fields(params["fields"])
+            except ValueError as exc:
+                return Reply(*bad_request(f"Invalid field selection {exc}", "invalidParameter"))
+        match = found.pattern.fullmatch(path)
+        ids = [urllib.parse.unquote(p) for p in match.groups()] if match else []
+        self._local.headers = headers
+        reply = handler(params, multi, raw, *ids)
+        if tree is not None and reply.status == 200 and found.response and reply.body:
+            try:
+                schema = {"$ref": found.response}
+                reply.body = select(found.doc, schema, tree, reply.body)
+            except ValueError as exc:
+                return Reply(*bad_request(f"Invalid field selection {exc}", "invalidParameter"))
+        if isinstance(reply.body, (dict, list)):
+            reply.body = _public(reply.body)
+        return reply
+
+    # -- batch ---------------------------------------------------------------------------
+    def _batch(self, headers: dict[str, str], raw: bytes) -> Reply:
+        content_type = headers.get("content-type", "")
+        message = email.message_from_bytes(
+            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw,
+            policy=email.policy.compat32,
+        )
+        if not message.is_multipart():
+            return Reply(*bad_request("A batch must be multipart/mixed."))
+        parts = message.get_payload()
+        if len(parts) > 100:
+            return Reply(*bad_request("Too many requests in batch (at most 100)."))
+        boundary = "batch_fake_boundary"
+        out = []
+        for part in parts:
+            inner = part.get_payload()
+            if isinstance(inner, list):
+                return Reply(*bad_request("A batch part must be application/http."))
+            head, _, body = inner.replace("\r\n", "\n").partition("\n\n")
+            request_line, *header_lines = head.split("\n")
+            verb, target, _version = request_line.split(" ", 2)
+            inner_headers = {}
+            for line in header_lines:
+                name, _, value = line.partition(":")
+                inner_headers[name.strip().lower()] = value.strip()
+            reply = self.dispatch(verb, target, inner_headers, body.encode(), in_batch=True)
+            content_id = part.get("Content-ID", "")
+            out.append(
+                f"--{boundary}\r\nContent-Type: application/http\r\n"
+                f"Content-ID: <response-{content_id.strip('<>')}>\r\n\r\n"
+                f"HTTP/1.1 {reply.status} X\r\nContent-Type: {reply.content_type}\r\n\r\n"
+                + reply.data().decode("utf-8")
+                + "\r\n"
+            )
+        body = "".join(out) + f"--{boundary}--\r\n"
+        return Reply(200, body, f"multipart/mixed; boundary={boundary}")
+
+    # -- OAuth ---------------------------------------------------------------------------
+    def _token(self, raw: bytes) -> Reply:
+        form = {k: v[-1] for k, v in urllib.parse.parse_qs(raw.decode()).items()}
+        if form.get("grant_type") == "refresh_token":
+            granted = self.refresh_tokens.get(form.get("refresh_token", ""))
+            if granted is None:
+                return Reply(
+                    400,
+                    {
+                        "error": "invalid_grant",
+                        "error_description": "Token has been expired or revoked.",
+                    },
+                )
+            asked = set(form.get("scope", "").split()) or set(granted)
+            if not asked <= granted:
+                return Reply(
+                    400,
+                    {
+                        "error": "invalid_scope",
+                        "error_description": "Some requested scopes were invalid. {invalid="
+                        + str(sorted(asked - granted))
+                        + "}",
+                    },
+                )
+            new = f"fresh-token-{next(self._ids)}"
+            self.tokens[new] = asked
+            return Reply(
+                200,
+                {
+                    "access_token": new,
+                    "expires_in": 3599,
+                    "token_type": "Bearer",
+                    "scope": " ".join(sorted(asked)),
+                },
+            )
+        if form.get("grant_type") == "authorization_code":
+            self.code_exchanges.append(form)
+            if form.get("code") not in ("good-code", "partial-code"):
+                return Reply(400, {"error": "invalid_grant", "error_description": "Bad code."})
+            granted = set(self.consent)
+            if form["code"] == "partial-code":  # the user allowed Gmail reading only
+                granted -= {S + "gmail.compose", S + "gmail.modify"}
+            self.tokens["login-token"] = granted
+            self.refresh_tokens["login-refresh"] = granted
+            return Reply(
+                200,
+                {
+                    "access_token": "login-token",
+                    "refresh_token": "login-refresh",
+                    "expires_in": 3599,
+                    "token_type": "Bearer",
+                    "scope": " ".join(sorted(granted)),
+                },
+            )
+        return Reply(400, {"error": "unsupported_grant_type"})
+
+    # -- Drive v3 ------------------------------------------------------------------------
+    def drive_files_list(self, params: dict, multi: dict, raw: bytes) -> Reply:
+        terms = [t.lower() for t in drive_terms(params.get("q", ""))]
+        found = [
+            f
+            for f in self.drive_files.values()
+            if all(t in f["name"].lower() or t in (f.get("text") or "").lower() for t in terms)
+        ]
+        size = min(int(params.get("pageSize", 100)), self.page_size_cap)
+        chunk, token = _page(found, params, size)
+        body: dict[str, Any] = {
+            "kind": "drive#fileList",
+            "incompleteSearch": False,
+            "files": [self._meta(f) for f in chunk],
+        }
+        if token:
+            body["nextPageToken"] = token
+        return Reply(200, body)
+
+    def _meta(self, f: dict) -> dict:
+        meta = {
+            "kind": "drive#file",
+            "id": f["id"],
+            "name": f["name"],
+            "mimeType": f["mimeType"],
+            "modifiedTime": f.get("modifiedTime", "2026-11-02T08:30:00.000Z"),
+            "webViewLink": f"https://docs.google.com/d/{f['id']}/view",
+        }
+        if "content" in f:
+            meta["size"] = str(len(f["content"]))
+        return meta
+
+    def drive_files_get(self, params: dict, multi: dict, raw: bytes, file_id: str) -> Reply:
+        f = self.drive_files.get(file_id)
+        if f is None:
+            return Reply(
+                404, error_body(404, f"File not found: {file_id}.", "notFound", "NOT_FOUND")
+            )
+        if params.get("alt") != "media":
+            return Reply(200, self._meta(f))
+        if "content" not in f:
+            return Reply(
+                403,
+                error_body(
+                    403,
+                    "Only files with binary content can be downloaded. Use Export with Docs Editors files.",
+                    "fileNotDownloadable",
+                    "PERMISSION_DENIED",
+                ),
+            )
+        data: bytes = f["content"]
+        wanted = re.fullmatch(r"bytes=(\d+)-(\d+)", self._local.headers.get("range") or "")
+        if wanted:
+            start, end = int(wanted.group(1)), int(wanted.group(2))
+            part = data[start : end + 1]
+            return Reply(
+                206,
+                part,
+                f["mimeType"],
+                {"Content-Range": f"bytes {start}-{start + len(part) - 1}/{len(data)}"},
+            )
+        return Reply(200, data, f["mimeType"])
+
+    def drive_files_export(self, params: dict, multi: dict, raw: bytes, file_id: str) -> Reply:
+        f = self.drive_files.get(file_id)
+        if f is None:
+            return Reply(404, error_body(404, "File not found.", "notFound", "NOT_FOUND"))
+        exports = f.get("exports", {})
+        wanted = params.get("mimeType", "")
+        if wanted not in exports:
+            return Reply(*bad_request("The requested conversion is not supported."))
+        return Reply(200, exports[wanted].encode(), wanted)
+
+    def drive_about_get(self, params: dict, multi: dict, raw: bytes) -> Reply:
+        if not params.get("fields"):
+            return Reply(*bad_request("The 'fields' parameter is required for this method."))
+        return Reply(200, {"user": {"emailAddress": ME, "displayName": "Me"}})
+
+    # -- Gmail v1 ------------------------------------------------------------------------
+    def gmail_users_getProfile(self, params: dict, multi: dict, raw: bytes, user: str) -> Reply:  # noqa: N802
+        return Reply(
+            200,
+            {
+                "emailAddress": ME,
+                "messagesTotal": len(self.messages),
+                "threadsTotal": len({m["threadId"] for m in self.messages.values()}),
+                "historyId": "9001",
+            },
+        )
+
+    def gmail_users_labels_list(self, params: dict, multi: dict, raw: bytes, user: str) -> Reply:
+        return Reply(200, {"labels": self.labels})
+
+    def gmail_users_messages_list(self, params: dict, multi: dict, raw: bytes, user: str) -> Reply:
+        found = list(self.messages.values())
+        for label in multi.get("labelIds", []):
+            found = [m for m in found if label in m["labelIds"]]
+        for term in params.get("q", "").lower().split():
+
+            def matches(m: dict, term: str = term) -> bool:
+                head = {k: v.lower() for k, v in _headers_of(m).items()}
+                if term.startswith("from:"):
+                    return term[5:] in head.get("from", "")
+                return term in head.get("subject", "") or term in m["snippet"].lower()
+
+            found = [m for m in found if matches(m)]
+        size = int(params.get("maxResults", 100))
+        if size > 500:
+            return Reply(*bad_request("maxResults must be at most 500."))
+        chunk, token = _page(found, params, size)
+        body: dict[str, Any] = {"resultSizeEstimate": len(found)}
+        if chunk:
+            body["messages"] = [{"id": m["id"], "threadId": m["threadId"]} for m in chunk]
+        if token:
+            body["nextPageToken"] = token
+        return Reply(200, body)
+
+    def _shaped(self, m: dict, params: dict, multi: dict) -> dict:
+        """A message as ``format`` asks: full (fresh attachment ids), metadata or minimal."""
+        shape = params.get("format", "full")
+        if shape == "minimal":
+            return {k: v for k, v in m.items() if k != "payload"}
+        if shape == "metadata":
+            wanted = {h.lower() for h in multi.get("metadataHeaders", [])}
+            headers = [
+                h for h in m["payload"]["headers"] if not wanted or h["name"].lower() in wanted
+            ]
+            return {**m, "payload": {"mimeType": m["payload"]["mimeType"], "headers": headers}}
+        return {**m, "payload": self._fresh_ids(m["id"], m["payload"])}
+
+    def _fresh_ids(self, msg_id: str, part: dict) -> dict:
+        part = dict(part)
+        if "_data" in part:
+            new = f"ANGjdJ_{next(self._ids)}_{msg_id}"
+            self._attachment_ids[new] = (msg_id, part["partId"])
+            part["body"] = {**part["body"], "attachmentId": new}
+        if part.get("parts"):
+            part["parts"] = [self._fresh_ids(msg_id, p) for p in part["parts"]]
+        return part
+
+    def gmail_users_messages_get(
+        self, params: dict, multi: dict, raw: bytes, user: str, msg_id: str
+    ) -> Reply:
+        m = self.messages.get(msg_id)
+        if m is None:
+            return Reply(404, NOT_FOUND)
+        return Reply(200, self._shaped(m, params, multi))
+
+    def gmail_users_messages_attachments_get(
+        self, params: dict, multi: dict, raw: bytes, user: str, msg_id: str, att_id: str
+    ) -> Reply:
+        where = self._attachment_ids.get(att_id)
+        if where is None or where[0] != msg_id:
+            return Reply(*bad_request("Invalid attachment token"))
+        for part in _walk(self.messages[msg_id]["payload"]):
+            if part.get("partId") == where[1]:
+                data = part["_data"]
+                return Reply(200, {"size": len(data), "data": b64url(data)})
+        return Reply(404, NOT_FOUND)
+
+    def _thread(self, thread_id: str) -> list[dict]:
+        return [m for m in self.messages.values() if m["threadId"] == thread_id]
+
+    def gmail_users_threads_get(
+        self, params: dict, multi: dict, raw: bytes, user: str, thread_id: str
+    ) -> Reply:
+        found = self._thread(thread_id)
+        if not found:
+            return Reply(404, NOT_FOUND)
+        return Reply(
+            200,
+            {
+                "id": thread_id,
+                "historyId": "9001",
+                "messages": [self._shaped(m, params, multi) for m in found],
+            },
+        )
+
+    def _relabel(self, found: list[dict], raw: bytes) -> Reply | None:
+        body = json.loads(raw or b"{}")
+        known = {label["id"] for label in self.labels} | {
+            "INBOX",
+            "UNREAD",
+            "STARRED",
+            "IMPORTANT",
+            "SPAM",
+            "TRASH",
+        }
+        for label in body.get("addLabelIds", []) + body.get("removeLabelIds", []):
+            if label not in known:
+                return Reply(*bad_request(f"Invalid label: {label}", "invalidArgument"))
+        for m in found:
+            labels = [x for x in m["labelIds"] if x not in body.get("removeLabelIds", [])]
+            m["labelIds"] = labels + [x for x in body.get("addLabelIds", []) if x not in labels]
+        return None
+
+    def gmail_users_messages_modify(
+        self, params: dict, multi: dict, raw: bytes, user: str, msg_id: str
+    ) -> Reply:
+        m = self.messages.get(msg_id)
+        if m is None:
+            return Reply(404, NOT_FOUND)
+        return self._relabel([m], raw) or Reply(
+            200, {"id": msg_id, "threadId": m["threadId"], "labelIds": m["labelIds"]}
+        )
+
+    def gmail_users_threads_modify(
+        self, params: dict, multi: dict, raw: bytes, user: str, thread_id: str
+    ) -> Reply:
+        found = self._thread(thread_id)
+        if not found:
+            return Reply(404, NOT_FOUND)
+        return self._relabel(found, raw) or Reply(
+            200,
+            {
+                "id": thread_id,
+                "messages": [
+                    {"id": m["id"], "threadId": thread_id, "labelIds": m["labelIds"]} for m in found
+                ],
+            },
+        )
+
+    def gmail_users_drafts_create(self, params: dict, multi: dict, raw: bytes, user: str) -> Reply:
+        body = json.loads(raw)
+        message = body.get("message", {})
+        encoded = message.get("raw") or ""
+        try:
+            if not re.fullmatch(r"[A-Za-z0-9_\-]*={0,2}", encoded):
+                raise binascii.Error("not base64url")
+            mime = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+        except (binascii.Error, ValueError):
+            return Reply(
+                *bad_request(
+                    "Invalid value at 'draft.message.raw' (TYPE_BYTES), Base64 decoding failed",
+                    "invalidArgument",
+                )
+            )
+        parsed = email.message_from_bytes(mime, policy=email.policy.default)
+        number = len(self.drafts) + 1
+        thread_id = f"t-draft-{number}"
+        wanted = message.get("threadId")
+        if wanted:
+            thread = self._thread(wanted)
+            if not thread:
+                return Reply(404, NOT_FOUND)
+            # Gmail's rule: a draft joins the thread only when it refers to a message of it
+            # and its Subject matches.
+            refs = str(parsed.get("References", "")) + " " + str(parsed.get("In-Reply-To", ""))
+            ids = {_headers_of(m).get("message-id", "") for m in thread}
+            subject_ok = _bare_subject(str(parsed.get("Subject", ""))) == _bare_subject(
+                _headers_of(thread[0]).get("subject", "")
+            )
+            if subject_ok and any(i and i in refs for i in ids):
+                thread_id = wanted
+        stored = {
+            "id": f"r-{number}",
+            "message": {
+                "id": f"draft-msg-{number}",
+                "threadId": thread_id,
+                "labelIds": ["DRAFT"],
+            },
+            "raw": encoded,
+        }
+        self.drafts.append(stored)
+        return Reply(200, {"id": stored["id"], "message": stored["message"]})
+
+    # -- Calendar v3 ---------------------------------------------------------------------
+    def _calendar(self, calendar: str) -> list[dict] | None:
+        if calendar in ("primary", ME):
+            return self.events
+        return self.calendar_events.get(calendar)
+
+    def calendar_calendarList_list(self, params: dict, multi: dict, raw: bytes) -> Reply:  # noqa: N802
+        entries = [
+            {
+                "kind": "calendar#calendarListEntry",
+                "id": ME,
+                "summary": ME,
+                "timeZone": "Europe/Paris",
+                "accessRole": "owner",
+                "primary": True,
+                "selected": True,
+            },
+            *self.calendars,
+        ]
+        chunk, token = _page(entries, params, int(params.get("maxResults", 100)))
+        body: dict[str, Any] = {"kind": "calendar#calendarList", "items": chunk}
+        if token:
+            body["nextPageToken"] = token
+        return Reply(200, body)
+
+    def calendar_events_list(self, params: dict, multi: dict, raw: bytes, calendar: str) -> Reply:
+        events = self._calendar(calendar)
+        if events is None:
+            return Reply(404, error_body(404, "Not Found", "notFound", "NOT_FOUND"))
+        if params.get("orderBy") == "startTime" and params.get("singleEvents") != "true":
+            return Reply(
+                *bad_request("The requested ordering is not available for the particular query.")
+            )
+        zone = ZoneInfo(params.get("timeZone", "UTC"))
+        lo = datetime.fromisoformat(params["timeMin"]) if "timeMin" in params else None
+        hi = datetime.fromisoformat(params["timeMax"]) if "timeMax" in params else None
+        found = [
+            e
+            for e in events
+            if (lo is None or _instant(e["end"], zone) > lo)
+            and (hi is None or _instant(e["start"], zone) < hi)
+        ]
+        query = params.get("q", "").lower()
+        if query:
+            found = [
+                e
+                for e in found
+                if query in (e.get("summary", "") + " " + e.get("description", "")).lower()
+            ]
+        found.sort(key=lambda e: _instant(e["start"], zone))
+        size = int(params.get("maxResults", 250))
+        if size > 2500:
+            return Reply(*bad_request("Invalid value for maxResults."))
+        chunk, token = _page(found, params, size)
+        body: dict[str, Any] = {
+            "kind": "calendar#events",
+            "summary": calendar,
+            "timeZone": params.get("timeZone", "UTC"),
+            "updated": datetime.now(UTC).isoformat(),
+            "accessRole": "owner",
+            "items": chunk,
+        }
+        if token:
+            body["nextPageToken"] = token
+        return Reply(200, body)
+
+    def calendar_events_get(
+        self, params: dict, multi: dict, raw: bytes, calendar: str, event_id: str
+    ) -> Reply:
+        events = self._calendar(calendar) or []
+        for event in events:
+            if event["id"] == event_id:
+                return Reply(200, event)
+        return Reply(404, error_body(404, "Not Found", "notFound", "NOT_FOUND"))
+
+    def calendar_freebusy_query(self, params: dict, multi: dict, raw: bytes) -> Reply:
+        body = json.loads(raw or b"{}")
+        if "timeMin" not in body or "timeMax" not in body:
+            return Reply(*bad_request("Missing time range."))
+        lo, hi = datetime.fromisoformat(body["timeMin"]), datetime.fromisoformat(body["timeMax"])
+        zone = ZoneInfo(body.get("timeZone", "UTC"))
+        calendars: dict[str, Any] = {}
+        for item in body.get("items", []):
+            events = self._calendar(item["id"])
+            if events is None:
+                calendars[item["id"]] = {
+                    "errors": [{"domain": "global", "reason": "notFound"}],
+                    "busy": [],
+                }
+                continue
+            busy = []
+            for e in sorted(events, key=lambda e: _instant(e["start"], zone)):
+                if e.get("status") == "cancelled" or e.get("transparency") == "transparent":
+                    continue
+                start, end = _instant(e["start"], zone), _instant(e["end"], zone)
+                if end > lo and start < hi:
+                    busy.append(
+                        {
+                            "start": max(start, lo)
+                            .astimezone(UTC)
+                            .isoformat()
+                            .replace("+00:00", "Z"),
+                            "end": min(end, hi).astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                        }
+                    )
+            calendars[item["id"]] = {"busy": busy}
+        return Reply(
+            200,
+            {
+                "kind": "calendar#freeBusy",
+                "timeMin": body["timeMin"],
+                "timeMax": body["timeMax"],
+                "calendars": calendars,
+            },
+        )
+
+
+def _walk(part: dict) -> list[dict]:
+    found = [part]
+    for child in part.get("parts", []) or []:
+        found += _walk(child)
+    return found
+
+
+def _instant(when: dict, zone: ZoneInfo) -> datetime:
+    if "dateTime" in when:
+        return datetime.fromisoformat(when["dateTime"])
+    return datetime.fromisoformat(when["date"]).replace(tzinfo=zone)
 
 
 def _page(items: list[Any], params: dict[str, str], size: int) -> tuple[list[Any], str | None]:
@@ -207,316 +1008,30 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
 
-    # -- plumbing --------------------------------------------------------------------
-    def _send(
-        self, status: int, body: Any, content_type: str = "application/json; charset=UTF-8"
-    ) -> None:
-        data = (
-            body
-            if isinstance(body, bytes)
-            else (body.encode() if isinstance(body, str) else json.dumps(body).encode())
-        )
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
     def _handle(self, method: str) -> None:
-        split = urllib.parse.urlsplit(self.path)
-        path = split.path
-        multi = urllib.parse.parse_qs(split.query)
-        params = {k: v[-1] for k, v in multi.items()}
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        record = {
-            "method": method,
-            "path": path,
-            "params": params,
-            "multi": multi,
-            "body": raw,
-            "auth": self.headers.get("Authorization", ""),
-            "range": self.headers.get("Range"),
-        }
+        headers = {k.lower(): v for k, v in self.headers.items()}
         fake = self.fake
-        fake.requests.append(record)
-        if path == "/token":
-            return self._token(raw)
-        if path == "/auth":  # the consent screen, already "accepted": back to the app
-            target = (
-                params["redirect_uri"]
-                + "?"
-                + urllib.parse.urlencode(
-                    {
-                        "state": params.get("state", ""),
-                        "code": "good-code",
-                        "scope": params.get("scope", ""),
-                    }
-                )
-            )
-            self.send_response(302)
-            self.send_header("Location", target)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return None
-        for prefix, queue in fake.failures.items():
-            if path.startswith(prefix) and queue:
-                status, body = queue.pop(0)
-                return self._send(status, body)
-        token = record["auth"].removeprefix("Bearer ")
-        if token not in fake.tokens:
-            return self._send(401, UNAUTHORIZED)
-        for pattern, handler in ROUTES:
-            match = re.fullmatch(pattern, path)
-            if match and handler.__name__.startswith(method.lower()):
-                return handler(self, params, multi, raw, *match.groups())
-        self._send(404, error_body(404, f"No route {path}", "notFound", "NOT_FOUND"))
+        with fake._lock:
+            fake.http_requests += 1
+        if fake.latency:
+            time.sleep(fake.latency)
+        reply = fake.dispatch(method, self.path, headers, raw, in_batch=False)
+        data = reply.data()
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
     def do_GET(self) -> None:  # noqa: N802
         self._handle("GET")
 
     def do_POST(self) -> None:  # noqa: N802
         self._handle("POST")
-
-    # -- OAuth ---------------------------------------------------------------------
-    def _token(self, raw: bytes) -> None:
-        form = {k: v[-1] for k, v in urllib.parse.parse_qs(raw.decode()).items()}
-        fake = self.fake
-        if form.get("grant_type") == "refresh_token":
-            if form.get("refresh_token") not in fake.refresh_tokens:
-                return self._send(
-                    400,
-                    {
-                        "error": "invalid_grant",
-                        "error_description": "Token has been expired or revoked.",
-                    },
-                )
-            new = f"fresh-token-{len(fake.tokens)}"
-            fake.tokens.add(new)
-            return self._send(
-                200,
-                {
-                    "access_token": new,
-                    "expires_in": 3599,
-                    "token_type": "Bearer",
-                    "scope": form.get("scope", ""),
-                },
-            )
-        if form.get("grant_type") == "authorization_code":
-            fake.code_exchanges.append(form)
-            if form.get("code") not in ("good-code", "partial-code"):
-                return self._send(400, {"error": "invalid_grant", "error_description": "Bad code."})
-            fake.tokens.add("login-token")
-            fake.refresh_tokens.add("login-refresh")
-            scopes = " ".join(
-                [
-                    "https://www.googleapis.com/auth/drive.readonly",
-                    "https://www.googleapis.com/auth/gmail.readonly",
-                    "https://www.googleapis.com/auth/gmail.compose",
-                    "https://www.googleapis.com/auth/calendar.readonly",
-                ]
-            )
-            if form["code"] == "partial-code":  # the user unticked Gmail compose
-                scopes = scopes.replace(" https://www.googleapis.com/auth/gmail.compose", "")
-            return self._send(
-                200,
-                {
-                    "access_token": "login-token",
-                    "refresh_token": "login-refresh",
-                    "expires_in": 3599,
-                    "token_type": "Bearer",
-                    "scope": scopes,
-                },
-            )
-        self._send(400, {"error": "unsupported_grant_type"})
-
-    # -- Drive v3 ------------------------------------------------------------------
-    def get_drive_list(self, params: dict, multi: dict, raw: bytes) -> None:
-        terms = [t.lower() for t in drive_terms(params.get("q", ""))]
-        found = [
-            f
-            for f in self.fake.drive_files.values()
-            if all(t in f["name"].lower() or t in (f.get("text") or "").lower() for t in terms)
-        ]
-        size = min(int(params.get("pageSize", 100)), self.fake.page_size_cap)
-        chunk, token = _page(found, params, size)
-        body: dict[str, Any] = {
-            "kind": "drive#fileList",
-            "incompleteSearch": False,
-            "files": [self._meta(f) for f in chunk],
-        }
-        if token:
-            body["nextPageToken"] = token
-        self._send(200, body)
-
-    def _meta(self, f: dict) -> dict:
-        meta = {
-            "kind": "drive#file",
-            "id": f["id"],
-            "name": f["name"],
-            "mimeType": f["mimeType"],
-            "modifiedTime": f.get("modifiedTime", "2026-11-02T08:30:00.000Z"),
-            "webViewLink": f"https://docs.google.com/d/{f['id']}/view",
-        }
-        if "content" in f:
-            meta["size"] = str(len(f["content"]))
-        return meta
-
-    def get_drive_file(self, params: dict, multi: dict, raw: bytes, file_id: str) -> None:
-        f = self.fake.drive_files.get(file_id)
-        if f is None:
-            return self._send(
-                404, error_body(404, f"File not found: {file_id}.", "notFound", "NOT_FOUND")
-            )
-        if params.get("alt") != "media":
-            return self._send(200, self._meta(f))
-        if "content" not in f:
-            return self._send(
-                403,
-                error_body(
-                    403,
-                    "Only files with binary content can be downloaded. Use Export with Docs Editors files.",
-                    "fileNotDownloadable",
-                    "PERMISSION_DENIED",
-                ),
-            )
-        data: bytes = f["content"]
-        wanted = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range") or "")
-        if wanted:
-            start, end = int(wanted.group(1)), int(wanted.group(2))
-            part = data[start : end + 1]
-            self.send_response(206)
-            self.send_header("Content-Type", f["mimeType"])
-            self.send_header("Content-Range", f"bytes {start}-{start + len(part) - 1}/{len(data)}")
-            self.send_header("Content-Length", str(len(part)))
-            self.end_headers()
-            self.wfile.write(part)
-            return
-        self._send(200, data, f["mimeType"])
-
-    def get_drive_export(self, params: dict, multi: dict, raw: bytes, file_id: str) -> None:
-        f = self.fake.drive_files.get(file_id)
-        if f is None:
-            return self._send(404, error_body(404, "File not found.", "notFound", "NOT_FOUND"))
-        exports = f.get("exports", {})
-        wanted = params.get("mimeType", "")
-        if wanted not in exports:
-            return self._send(
-                400,
-                error_body(
-                    400,
-                    "The requested conversion is not supported.",
-                    "badRequest",
-                    "INVALID_ARGUMENT",
-                ),
-            )
-        self._send(200, exports[wanted].encode(), wanted)
-
-    def get_drive_about(self, params: dict, multi: dict, raw: bytes) -> None:
-        self._send(200, {"user": {"emailAddress": "me@example.com", "displayName": "Me"}})
-
-    # -- Gmail v1 ------------------------------------------------------------------
-    def get_gmail_labels(self, params: dict, multi: dict, raw: bytes) -> None:
-        self._send(200, {"labels": self.fake.labels})
-
-    def get_gmail_list(self, params: dict, multi: dict, raw: bytes) -> None:
-        found = list(self.fake.messages.values())
-        for label in multi.get("labelIds", []):
-            found = [m for m in found if label in m["labelIds"]]
-        for term in params.get("q", "").lower().split():
-
-            def matches(m: dict, term: str = term) -> bool:
-                head = {h["name"].lower(): h["value"].lower() for h in m["payload"]["headers"]}
-                if term.startswith("from:"):
-                    return term[5:] in head.get("from", "")
-                return term in head.get("subject", "") or term in m["snippet"].lower()
-
-            found = [m for m in found if matches(m)]
-        chunk, token = _page(found, params, int(params.get("maxResults", 100)))
-        body: dict[str, Any] = {"resultSizeEstimate": len(found)}
-        if chunk:
-            body["messages"] = [{"id": m["id"], "threadId": m["threadId"]} for m in chunk]
-        if token:
-            body["nextPageToken"] = token
-        self._send(200, body)
-
-    def get_gmail_message(self, params: dict, multi: dict, raw: bytes, msg_id: str) -> None:
-        m = self.fake.messages.get(msg_id)
-        if m is None:
-            return self._send(
-                404, error_body(404, "Requested entity was not found.", "notFound", "NOT_FOUND")
-            )
-        if params.get("format") == "metadata":
-            wanted = {h.lower() for h in multi.get("metadataHeaders", [])}
-            headers = [h for h in m["payload"]["headers"] if h["name"].lower() in wanted]
-            m = {**m, "payload": {"mimeType": m["payload"]["mimeType"], "headers": headers}}
-        self._send(200, m)
-
-    def post_gmail_draft(self, params: dict, multi: dict, raw: bytes) -> None:
-        body = json.loads(raw)
-        message = body.get("message", {})
-        number = len(self.fake.drafts) + 1
-        stored = {
-            "id": f"r-{number}",
-            "message": {
-                "id": f"draft-msg-{number}",
-                "threadId": message.get("threadId") or f"t-draft-{number}",
-                "labelIds": ["DRAFT"],
-            },
-            "raw": message.get("raw"),
-        }
-        self.fake.drafts.append(stored)
-        self._send(200, {"id": stored["id"], "message": stored["message"]})
-
-    # -- Calendar v3 ---------------------------------------------------------------
-    def get_calendar_events(self, params: dict, multi: dict, raw: bytes, calendar: str) -> None:
-        zone = ZoneInfo(params.get("timeZone", "UTC"))
-
-        def instant(when: dict) -> datetime:
-            if "dateTime" in when:
-                return datetime.fromisoformat(when["dateTime"])
-            return datetime.fromisoformat(when["date"]).replace(tzinfo=zone)
-
-        lo = datetime.fromisoformat(params["timeMin"]) if "timeMin" in params else None
-        hi = datetime.fromisoformat(params["timeMax"]) if "timeMax" in params else None
-        found = [
-            e
-            for e in self.fake.events
-            if (lo is None or instant(e["end"]) > lo) and (hi is None or instant(e["start"]) < hi)
-        ]
-        query = params.get("q", "").lower()
-        if query:
-            found = [
-                e
-                for e in found
-                if query in (e.get("summary", "") + " " + e.get("description", "")).lower()
-            ]
-        found.sort(key=lambda e: instant(e["start"]))
-        chunk, token = _page(found, params, int(params.get("maxResults", 250)))
-        body: dict[str, Any] = {
-            "kind": "calendar#events",
-            "summary": "me@example.com",
-            "timeZone": params.get("timeZone", "UTC"),
-            "updated": datetime.now(UTC).isoformat(),
-            "accessRole": "owner",
-            "items": chunk,
-        }
-        if token:
-            body["nextPageToken"] = token
-        self._send(200, body)
-
-
-ROUTES = [
-    (r"/drive/v3/files", Handler.get_drive_list),
-    (r"/drive/v3/files/([^/]+)", Handler.get_drive_file),
-    (r"/drive/v3/files/([^/]+)/export", Handler.get_drive_export),
-    (r"/drive/v3/about", Handler.get_drive_about),
-    (r"/gmail/v1/users/me/labels", Handler.get_gmail_labels),
-    (r"/gmail/v1/users/me/messages", Handler.get_gmail_list),
-    (r"/gmail/v1/users/me/messages/([^/]+)", Handler.get_gmail_message),
-    (r"/gmail/v1/users/me/drafts", Handler.post_gmail_draft),
-    (r"/calendar/v3/calendars/([^/]+)/events", Handler.get_calendar_events),
-]
 
 
 def start(fake: FakeGoogle) -> ThreadingHTTPServer:
@@ -529,13 +1044,14 @@ def start(fake: FakeGoogle) -> ThreadingHTTPServer:
 
 
 def write_token(path: Path, fake: FakeGoogle, **override: Any) -> Path:
+    """A token file as ``co google login`` saves it (granted scopes included)."""
     info = {
         "token": "good-token",
         "refresh_token": "good-refresh",
         "client_id": "cid.apps.googleusercontent.com",
         "client_secret": "csecret",
         "token_uri": f"{fake.url}/token",
-        "scopes": [],
+        "scopes": sorted(FULL_GRANT),
         "expiry": "2099-01-01T00:00:00Z",
     }
     info.update(override)

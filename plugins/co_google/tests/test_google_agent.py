@@ -38,7 +38,7 @@ def google_specs() -> dict[str, Any]:
 
 def agent_with(script, specs) -> Agent:
     tools = [
-        Tool(spec.load(), name=spec.name, requires_approval=spec.risk == "send")
+        Tool(spec.load(), name=spec.name, requires_approval=spec.risk in ("send", "write"))
         for spec in specs.values()
     ]
     return Agent(FunctionModel(script), tools=tools, output_type=[str, DeferredToolRequests])
@@ -66,7 +66,8 @@ def test_the_plugin_declares_draft_email_as_send_with_a_recipient_key(co_dirs):
     specs = google_specs()
     assert specs["draft_email"].risk == "send"
     assert specs["draft_email"].permission_key(DRAFT_ARGS) == "gmail:draft:carol@example.com"
-    assert {s.risk for n, s in specs.items() if n != "draft_email"} == {"read"}
+    assert specs["label_email"].risk == "write"
+    assert {s.risk for n, s in specs.items() if n not in ("draft_email", "label_email")} == {"read"}
 
 
 def test_draft_waits_for_approval_then_reaches_gmail(fake, deps):
@@ -127,7 +128,7 @@ def test_bad_date_retry_reaches_the_model_which_fixes_the_call(fake, deps):
     result = agent_with(script, google_specs()).run_sync("What's on next Tuesday?", deps=deps)
     assert "Use YYYY-MM-DD" in hints[0]
     assert result.output.startswith("No events")
-    assert len(fake.reached("/calendar/")) == 1
+    assert len(fake.reached("/calendar/v3/calendars/")) == 1
 
 
 def test_model_asking_for_the_next_page_gets_it(fake, deps):
@@ -155,3 +156,59 @@ def test_model_asking_for_the_next_page_gets_it(fake, deps):
     agent_with(script, google_specs()).run_sync("find reports, all of them", deps=deps)
     assert [p.count for p in pages] == [10, 2]
     assert "Report 11" in pages[1].display and "Report 11" not in pages[0].display
+
+
+def test_emails_read_in_parallel_in_one_turn_each_get_their_own_answer(fake, deps):
+    """pydantic-ai runs a turn's read calls at the same time, in threads; httplib2 is not
+    thread-safe, so each thread needs its own connection (google-api-python-client's
+    thread-safety guide). Shared, the calls collide: wrong email, a hang, an AttributeError."""
+    from fake_google import gmail_message
+
+    ids = [f"m{n}" for n in range(8)]
+    for n, msg_id in enumerate(ids):
+        message = gmail_message(
+            msg_id, sender=f"p{n}@example.com", subject=f"Subject {n}", plain=f"Body number {n}"
+        )
+        fake.messages[msg_id] = message
+    seen: dict[str, str] = {}
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = [p for p in last_parts(messages) if isinstance(p, ToolReturnPart)]
+        if not returns:  # first the inbox, as a user would ask
+            return ModelResponse(parts=[ToolCallPart("list_emails", {"limit": 10}, "list")])
+        if returns[0].tool_name == "list_emails":  # then every email in it, all at once
+            calls = [ToolCallPart("read_email", {"email_id": i}, f"call-{i}") for i in ids]
+            return ModelResponse(parts=calls)
+        seen.update({p.tool_call_id: str(p.content) for p in returns})
+        return ModelResponse(parts=[TextPart("read them all")])
+
+    result = agent_with(script, google_specs()).run_sync("read my inbox", deps=deps)
+    assert result.output == "read them all"
+    for n, msg_id in enumerate(ids):
+        assert f"Subject: Subject {n}\n" in seen[f"call-{msg_id}"]
+        assert f"Body number {n}" in seen[f"call-{msg_id}"]
+
+
+def test_labelling_waits_for_approval(fake, deps):
+    from fake_google import gmail_message
+
+    fake.messages["m1"] = gmail_message("m1", sender="a@example.com", subject="Hi", plain="x")
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = [p for p in last_parts(messages) if isinstance(p, ToolReturnPart)]
+        if returns:
+            return ModelResponse(parts=[TextPart(str(returns[0].content))])
+        args = {"email_id": "m1", "archive": True}
+        return ModelResponse(parts=[ToolCallPart("label_email", args, "label-1")])
+
+    agent = agent_with(script, google_specs())
+    first = agent.run_sync("archive it", deps=deps)
+    (asked,) = first.output.approvals
+    assert asked.tool_name == "label_email" and fake.reached("/gmail/") == []
+    second = agent.run_sync(
+        message_history=first.all_messages(),
+        deferred_tool_results=DeferredToolResults(approvals={asked.tool_call_id: True}),
+        deps=deps,
+    )
+    assert second.output == "Conversation 'Hi' (1 email): archived it."
+    assert "INBOX" not in fake.messages["m1"]["labelIds"]

@@ -278,7 +278,10 @@ def test_partial_consent_is_saved_and_reported(co_dirs, fake, tmp_path, monkeypa
         return f"http://localhost:1/?state={state}&code=partial-code"
 
     path, missing = login(settings, console=True, ask=paste, say=said.append)
-    assert missing == ["https://www.googleapis.com/auth/gmail.compose"]
+    assert missing == [
+        "https://www.googleapis.com/auth/gmail.compose",
+        "https://www.googleapis.com/auth/gmail.modify",
+    ]
     assert path.exists()
     assert "OAUTHLIB_RELAX_TOKEN_SCOPE" not in os.environ  # restored after login
 
@@ -306,5 +309,75 @@ def test_co_google_login_console_end_to_end(co_dirs, fake, tmp_path, monkeypatch
     )
     assert proc.returncode == 0, err
     assert "Signed in. Token saved to" in out
-    assert "Not granted: draft_email will not work" in out
+    assert "Not granted: draft_email, label_email will not work" in out
     assert stat.S_IMODE((co_dirs / "google-token.json").stat().st_mode) == 0o600
+
+
+def _partial_login(co_dirs, fake, tmp_path, monkeypatch):
+    """`co google login` where the user allowed reading Gmail but not writing to it."""
+    monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
+    settings = settings_for(co_dirs, fake, credentials_path=str(client_secrets(tmp_path, fake)))
+    said: list[str] = []
+
+    def paste(prompt: str) -> str:
+        url = next(line for line in said if line.startswith(fake.url + "/auth"))
+        state = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["state"][0]
+        return f"http://localhost:1/?state={state}&code=partial-code"
+
+    path, _missing = login(settings, console=True, ask=paste, say=said.append)
+    return path
+
+
+COMPOSE = "https://www.googleapis.com/auth/gmail.compose"
+
+
+def test_the_saved_token_lists_the_scopes_granted_not_those_asked(
+    co_dirs, fake, tmp_path, monkeypatch
+):
+    path = _partial_login(co_dirs, fake, tmp_path, monkeypatch)
+    saved = set(json.loads(path.read_text())["scopes"])
+    assert COMPOSE not in saved
+    assert saved == fake.refresh_tokens["login-refresh"]
+
+
+def test_after_partial_consent_tools_still_work_once_the_access_token_expires(
+    co_dirs, fake, tmp_path, monkeypatch, run_tool
+):
+    path = _partial_login(co_dirs, fake, tmp_path, monkeypatch)
+    info = json.loads(path.read_text())
+    info["expiry"] = "2020-01-01T00:00:00Z"  # an hour later: the access token has expired
+    path.write_text(json.dumps(info))
+    fake.drive_files["a"] = {"id": "a", "name": "Plan", "mimeType": "text/plain", "text": "x"}
+    fake.requests.clear()
+
+    assert run_tool(search_drive, query="plan").count == 1
+    (refresh,) = fake.reached("/token")
+    asked = set(urllib.parse.parse_qs(refresh["body"].decode()).get("scope", [""])[0].split())
+    assert COMPOSE not in asked  # only what the user granted
+    (listed,) = fake.reached("/drive/")
+    assert listed["auth"].startswith("Bearer fresh-token")  # refreshed before the call
+
+    from co_google.tools.gmail import draft_email
+
+    with pytest.raises(ModelRetry, match="gmail.compose.*co google login"):
+        run_tool(draft_email, to="carol@example.com", subject="x", body="y")
+    assert fake.drafts == []
+
+
+def test_after_partial_consent_an_access_token_google_refuses_is_renewed(
+    co_dirs, fake, tmp_path, monkeypatch, run_tool
+):
+    path = _partial_login(co_dirs, fake, tmp_path, monkeypatch)
+    del fake.tokens["login-token"]  # Google no longer accepts it (401), the login stands
+    fake.drive_files["a"] = {"id": "a", "name": "Plan", "mimeType": "text/plain", "text": "x"}
+    assert run_tool(search_drive, query="plan").count == 1
+    assert fake.reached("/drive/")[-1]["auth"].startswith("Bearer fresh-token")
+    assert path.exists()
+
+
+def test_an_expired_token_is_refreshed_before_the_call_not_after_a_401(co_dirs, fake, run_tool):
+    write_token(co_dirs / "google-token.json", fake, token="stale", expiry="2020-01-01T00:00:00Z")
+    fake.drive_files["a"] = {"id": "a", "name": "Plan", "mimeType": "text/plain", "text": "x"}
+    assert run_tool(search_drive, query="plan").count == 1
+    assert [r["path"] for r in fake.requests] == ["/token", "/drive/v3/files"]
+    assert all(r["auth"] != "Bearer stale" for r in fake.requests)

@@ -70,7 +70,7 @@ def test_range_lists_timed_and_all_day_events_in_the_users_zone(calendar, run_to
     assert "Wed 2026-03-11 09:00–09:15 · Standup" in lines
     assert "Thu 2026-03-12 → Sat 2026-03-14 · all day · Holiday" in lines
     assert "Birthday" not in lines and "Cancelled" not in lines
-    assert "https://www.google.com/calendar/event?eid=e1" in lines
+    assert "· Dentist · id: e1" in lines
     (request,) = calendar.reached("/calendar/v3/calendars/primary/events")
     assert request["params"]["timeMin"] == "2026-03-10T00:00:00+01:00"
     assert request["params"]["timeMax"] == "2026-03-15T00:00:00+01:00"  # end day included
@@ -92,7 +92,7 @@ def test_default_is_today_and_the_next_seven_days(calendar, run_tool):
     ]
     result = run_tool(list_calendar_events)
     assert result.count == 1 and "Soon" in result.display and "Later" not in result.display
-    params = calendar.reached("/calendar/")[0]["params"]
+    params = calendar.reached("/calendar/v3/calendars/")[0]["params"]
     assert datetime.fromisoformat(params["timeMin"]) == today
     assert datetime.fromisoformat(params["timeMax"]) == today + timedelta(days=7)
 
@@ -117,7 +117,7 @@ def test_end_before_start_is_a_retry(calendar, run_tool):
 def test_search_sends_the_query_and_defaults_to_a_month(calendar, run_tool):
     result = run_tool(search_calendar_events, query="dentist", start="2026-03-01")
     assert result.count == 1 and "Dentist" in result.display
-    params = calendar.reached("/calendar/")[0]["params"]
+    params = calendar.reached("/calendar/v3/calendars/")[0]["params"]
     assert params["q"] == "dentist"
     assert params["timeMax"].startswith("2026-03-31")
 
@@ -134,10 +134,113 @@ def test_events_across_pages_are_all_listed(calendar, run_tool):
     ]
     result = run_tool(list_calendar_events, start="2026-05-04", end="2026-05-04")
     assert result.count == 60 and not result.has_more
-    assert len(calendar.reached("/calendar/")) == 2  # maxResults=50, then the next page
+    # maxResults=50, then the next page
+    assert len(calendar.reached("/calendar/v3/calendars/primary/events")) == 2
 
 
 def test_calendar_api_not_enabled(calendar, run_tool):
     calendar.fail("/calendar/", (403, not_enabled("calendar-json.googleapis.com")))
     with pytest.raises(ModelRetry, match="gcloud services enable calendar-json.googleapis.com"):
         run_tool(list_calendar_events, start="2026-03-10")
+
+
+@pytest.fixture
+def calendars(calendar):
+    calendar.calendars = [
+        {"id": "team@group.calendar.google.com", "summary": "Team", "selected": True},
+        {"id": "fr#holiday@group.v.calendar.google.com", "summary": "Holidays", "selected": True},
+        {"id": "old@group.calendar.google.com", "summary": "Old project"},  # not shown
+    ]
+    calendar.calendar_events = {
+        "team@group.calendar.google.com": [
+            timed(
+                "t1",
+                "Sprint review",
+                "2026-03-10T14:00:00+01:00",
+                "2026-03-10T15:00:00+01:00",
+                attendees=[
+                    {"email": "me@example.com", "self": True, "responseStatus": "accepted"},
+                    {
+                        "email": "bob@example.org",
+                        "displayName": "Bob",
+                        "responseStatus": "declined",
+                    },
+                    {"email": "ann@example.org", "optional": True, "responseStatus": "needsAction"},
+                ],
+                organizer={"email": "bob@example.org", "displayName": "Bob"},
+                conferenceData={
+                    "entryPoints": [
+                        {"entryPointType": "video", "uri": "https://meet.google.com/abc-defg-hij"},
+                        {"entryPointType": "phone", "label": "+33 1 23 45 67 89", "pin": "123456"},
+                    ]
+                },
+                description="<p>Demo the <b>search</b></p>",
+            )
+        ],
+        "fr#holiday@group.v.calendar.google.com": [
+            all_day("h1", "Fête", "2026-03-11", "2026-03-12")
+        ],
+        "old@group.calendar.google.com": [
+            timed("o1", "Old sync", "2026-03-10T08:00:00+01:00", "2026-03-10T08:30:00+01:00")
+        ],
+    }
+    return calendar
+
+
+def test_events_of_every_shown_calendar_are_merged_in_time_order(calendars, run_tool):
+    result = run_tool(list_calendar_events, start="2026-03-10", end="2026-03-11")
+    lines = result.display.splitlines()[1:]
+    titles = [line.split(" · ")[1] for line in lines if line.startswith("- ")]
+    assert titles == ["Dentist", "Sprint review [Team]", "all day", "Standup"]
+    assert "Fête [Holidays]" in result.display and "Old sync" not in result.display
+    # the calendar list once, then every calendar's events in one batch request
+    batch = [r for r in calendars.reached("/calendar/v3/calendars/") if r["in_batch"]]
+    assert len(batch) == 3
+    assert calendars.http_requests == 2
+
+
+def test_one_calendar_by_name(calendars, run_tool):
+    result = run_tool(list_calendar_events, start="2026-03-10", calendar="old project")
+    assert result.count == 1 and "Old sync [Old project]" in result.display
+    with pytest.raises(ModelRetry, match="Calendars: .*Team, Holidays, Old project"):
+        run_tool(list_calendar_events, calendar="Gym")
+
+
+def test_event_details_show_attendees_answers_and_the_meeting_link(calendars, run_tool):
+    from co_google.tools.calendar import read_calendar_event
+
+    run_tool(list_calendar_events, start="2026-03-10")
+    text = run_tool(read_calendar_event, event_id="t1")
+    assert text.startswith("# Sprint review\nWhen: Tue 2026-03-10 14:00–15:00\nCalendar: Team")
+    assert (
+        "Meeting: https://meet.google.com/abc-defg-hij; phone +33 1 23 45 67 89 PIN 123456" in text
+    )
+    assert "Organizer: Bob <bob@example.org>" in text
+    assert "- me@example.com: accepted (you)" in text
+    assert "- Bob <bob@example.org>: declined" in text
+    assert "- ann@example.org: no answer (optional)" in text
+    assert "Demo the search" in text and "<b>" not in text
+    (got,) = calendars.reached("/calendar/v3/calendars/team%40group.calendar.google.com/events/t1")
+    with pytest.raises(ModelRetry, match="No event has id 'nope'"):
+        run_tool(read_calendar_event, event_id="nope")
+
+
+def test_free_busy_for_me_and_others_with_the_slots_we_share(calendars, run_tool):
+    from co_google.tools.calendar import free_busy
+
+    calendars.calendar_events["bob@example.org"] = [
+        timed("b1", "Bob busy", "2026-03-10T11:00:00+01:00", "2026-03-10T12:30:00+01:00")
+    ]
+    result = run_tool(free_busy, start="2026-03-10", people="bob@example.org, who@else.org")
+    text = result.display
+    assert "- you: Tue 2026-03-10 09:30–10:15" in text
+    assert "- bob@example.org: Tue 2026-03-10 11:00–12:30" in text
+    assert "unknown (calendar not shared with the user): who@else.org" in text
+    assert (
+        "Free for everyone (weekdays 09:00–18:00): Tue 2026-03-10 09:00–09:30, "
+        "Tue 2026-03-10 10:15–11:00, Tue 2026-03-10 12:30–18:00" in text
+    )
+    (query,) = calendars.reached("/calendar/v3/freeBusy", "POST")
+    sent = __import__("json").loads(query["body"])
+    assert [i["id"] for i in sent["items"]] == ["primary", "bob@example.org", "who@else.org"]
+    assert sent["timeZone"] == "Europe/Paris"

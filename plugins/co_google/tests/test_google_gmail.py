@@ -95,7 +95,7 @@ def test_read_html_only_mail_as_text_and_lists_attachments(mailbox, run_tool):
     text = run_tool(read_email, email_id="m2")
     assert "Total: 42 EUR" in text and "Thanks & bye" in text
     assert "alert(1)" not in text and "color:red" not in text and "<p>" not in text
-    assert "Attachments: receipt.pdf (application/pdf, 100 bytes)" in text
+    assert "Attachments: 1. receipt.pdf (application/pdf, 100 bytes)" in text
 
 
 def test_read_decodes_utf8_base64url(mailbox, run_tool):
@@ -127,14 +127,108 @@ def test_draft_is_created_never_sent_and_linked(mailbox, run_tool):
     assert not [r for r in mailbox.requests if r["path"].endswith("/send")]
 
 
-def test_reply_draft_joins_the_thread(mailbox, run_tool):
+def test_reply_draft_keeps_the_subject_and_joins_the_thread(mailbox, run_tool):
+    out = run_tool(draft_email, body="Yes!", reply_to_id="m1")
+    mime = _sent_mime(mailbox)
+    assert mime["To"] == "Alice <alice@example.com>"
+    assert mime["Subject"] == "Re: Lunch on Friday?"
+    assert mime["In-Reply-To"] == "<m1@mail.example.com>"
+    assert "<m1@mail.example.com>" in mime["References"]
+    # Gmail puts a draft in the thread only when the Subject matches the thread's.
+    assert mailbox.drafts[-1]["message"]["threadId"] == "t-m1"
+    assert "Re: Lunch on Friday?" in out
+
+
+def test_a_reply_subject_the_model_made_up_is_replaced_by_the_original(mailbox, run_tool):
     run_tool(
         draft_email, to="alice@example.com", subject="Re: Lunch", body="Yes!", reply_to_id="m1"
     )
-    mime = _sent_mime(mailbox)
-    assert mime["In-Reply-To"] == "<m1@mail.example.com>"
-    assert "<m1@mail.example.com>" in mime["References"]
+    assert _sent_mime(mailbox)["Subject"] == "Re: Lunch on Friday?"
     assert mailbox.drafts[-1]["message"]["threadId"] == "t-m1"
+
+
+def test_reply_to_a_reply_keeps_a_single_re(mailbox, run_tool):
+    run_tool(draft_email, body="ok", reply_to_id="m3")
+    assert _sent_mime(mailbox)["Subject"] == "Re: project"
+
+
+def test_cc_and_bcc_reach_the_draft(mailbox, run_tool):
+    out = run_tool(
+        draft_email,
+        to="carol@example.com",
+        cc="Dan <dan@example.com>",
+        bcc="eve@example.com",
+        subject="Notes",
+        body="x",
+    )
+    mime = _sent_mime(mailbox)
+    assert mime["To"] == "carol@example.com" and mime["Cc"] == "Dan <dan@example.com>"
+    assert mime["Bcc"] == "eve@example.com"
+    assert "cc Dan <dan@example.com>" in out and "bcc eve@example.com" in out
+
+
+def test_reply_all_answers_the_sender_and_everyone_else_but_me(mailbox, run_tool):
+    mailbox.messages["m5"] = gmail_message(
+        "m5",
+        sender="Alice <alice@example.com>",
+        to="me@example.com, Bob <bob@example.org>",
+        cc="carol@example.com, ME@example.com",
+        subject="Offsite",
+        plain="Who comes?",
+    )
+    run_tool(draft_email, body="Count me in", reply_to_id="m5", reply_all=True)
+    mime = _sent_mime(mailbox)
+    assert mime["To"] == "Alice <alice@example.com>, Bob <bob@example.org>"
+    assert mime["Cc"] == "carol@example.com"
+    assert mime["Subject"] == "Re: Offsite"
+
+
+def test_reply_goes_to_reply_to_when_the_sender_set_one(mailbox, run_tool):
+    mailbox.messages["m6"] = gmail_message(
+        "m6",
+        sender="News <noreply@example.com>",
+        reply_to="team@example.com",
+        subject="Weekly",
+        plain="hi",
+    )
+    run_tool(draft_email, body="thanks", reply_to_id="m6")
+    assert _sent_mime(mailbox)["To"] == "team@example.com"
+
+
+def test_a_new_email_without_recipient_or_subject_is_a_retry(mailbox, run_tool):
+    with pytest.raises(ModelRetry, match="to"):
+        run_tool(draft_email, subject="x", body="y")
+    with pytest.raises(ModelRetry, match="subject"):
+        run_tool(draft_email, to="carol@example.com", body="y")
+    assert mailbox.drafts == []
+
+
+def test_a_listing_fetches_its_emails_in_one_batch_not_one_request_each(mailbox, run_tool):
+    for n in range(60):
+        message = gmail_message(f"b{n:02d}", sender="bulk@example.com", subject=f"Bulk {n:02d}")
+        mailbox.messages[message["id"]] = message
+    mailbox.http_requests = 0
+    result = run_tool(search_emails, query="bulk", limit=50)
+    assert result.count == 50 and result.has_more
+    assert "1. Bulk 00" in result.display and "50. Bulk 49" in result.display
+    assert mailbox.http_requests == 2  # messages.list, then one batch of 50 messages.get
+    gets = mailbox.reached("/gmail/v1/users/me/messages/")
+    assert len(gets) == 50 and all(r["in_batch"] for r in gets)
+
+
+def test_an_email_deleted_while_listing_is_left_out(mailbox, run_tool):
+    from fake_google import NOT_FOUND
+
+    mailbox.fail("/gmail/v1/users/me/messages/m2", (404, NOT_FOUND))
+    result = run_tool(list_emails)
+    assert result.count == 1 and "Lunch on Friday?" in result.display
+    assert "Your receipt" not in result.display
+
+
+def test_labels_are_looked_up_once_per_session(mailbox, run_tool):
+    run_tool(list_emails, label="receipts")
+    run_tool(list_emails, label="Receipts")
+    assert len(mailbox.reached("/gmail/v1/users/me/labels")) == 1
 
 
 @pytest.mark.parametrize(
@@ -222,3 +316,123 @@ def test_server_error_on_a_read_is_retried(mailbox, run_tool, deps):
         (500, error_body(500, "Backend Error", "backendError", "INTERNAL")),
     )
     assert "Lunch" in run_tool(read_email, email_id="m1")
+
+
+@pytest.fixture
+def conversation(mailbox):
+    """A three-email thread: Alice asks, I answer, Bob answers with a CSV attached."""
+    thread = [
+        gmail_message(
+            "c1",
+            sender="Alice <alice@example.com>",
+            to="me@example.com, bob@example.org",
+            subject="Budget",
+            plain="Numbers please.",
+            thread_id="t-budget",
+        ),
+        gmail_message(
+            "c2",
+            sender="me@example.com",
+            to="alice@example.com",
+            subject="Re: Budget",
+            plain="Bob has them.",
+            thread_id="t-budget",
+            labels=("SENT",),
+        ),
+        gmail_message(
+            "c3",
+            sender="Bob <bob@example.org>",
+            to="alice@example.com, me@example.com",
+            subject="Re: Budget",
+            plain="Attached.",
+            thread_id="t-budget",
+            attachments=[
+                ("budget.csv", "text/csv", b"item,cost\ntea,3\n"),
+                ("scan.pdf", "application/pdf", b"%PDF-1.7" + bytes(50)),
+            ],
+        ),
+    ]
+    for message in thread:
+        mailbox.messages[message["id"]] = message
+    return mailbox
+
+
+def test_a_whole_conversation_is_read_oldest_first(conversation, run_tool):
+    text = run_tool(read_email, email_id="c3", thread=True)
+    assert text.startswith("Conversation of 3 emails, oldest first.")
+    assert text.index("Numbers please.") < text.index("Bob has them.") < text.index("Attached.")
+    assert "── 3 of 3 · id: c3" in text and "1. budget.csv (text/csv, 16 bytes)" in text
+    (thread,) = conversation.reached("/gmail/v1/users/me/threads/")
+    assert thread["path"].endswith("/t-budget")
+
+
+def test_a_text_attachment_is_read_by_name_or_number(conversation, run_tool):
+    from co_google.tools.gmail import read_email_attachment
+
+    by_name = run_tool(read_email_attachment, email_id="c3", attachment="budget.csv")
+    assert "item,cost\ntea,3" in by_name
+    assert "item,cost" in run_tool(read_email_attachment, email_id="c3", attachment="1")
+    pdf = run_tool(read_email_attachment, email_id="c3", attachment="2")
+    assert "scan.pdf is application/pdf (58 bytes)" in pdf and "%PDF" not in pdf
+    with pytest.raises(ModelRetry, match="budget.csv, scan.pdf"):
+        run_tool(read_email_attachment, email_id="c3", attachment="minutes.docx")
+
+
+def test_labels_and_archive_change_the_whole_conversation(conversation, run_tool):
+    from co_google.tools.gmail import label_email
+
+    out = run_tool(label_email, email_id="c3", add="receipts", remove="unread", archive=True)
+    assert (
+        out == "Conversation 'Re: Budget' (3 emails): added Receipts; archived it; removed UNREAD."
+    )
+    for msg_id in ("c1", "c3"):
+        labels = conversation.messages[msg_id]["labelIds"]
+        assert "Label_7" in labels and "INBOX" not in labels
+    (modify,) = conversation.reached("/gmail/v1/users/me/threads/t-budget/modify", "POST")
+    with pytest.raises(ModelRetry, match="There is no Gmail label 'Travel'"):
+        run_tool(label_email, email_id="c3", add="Travel")
+    with pytest.raises(ModelRetry, match="Nothing to change"):
+        run_tool(label_email, email_id="c3")
+
+
+def test_draft_recipients_are_one_normalised_address_each(conversation, deps):
+    from co_google.recipients import draft_recipients
+
+    google = deps.resource("google")
+    new = {
+        "to": "Carol <Carol@Example.com>, dan@example.com",
+        "cc": "carol@example.com",
+        "bcc": "EVE@example.com",
+        "body": "x",
+        "subject": "s",
+    }
+    assert draft_recipients(google, new) == [
+        "carol@example.com",
+        "dan@example.com",
+        "eve@example.com",
+    ]
+    reply = {"reply_to_id": "c3", "body": "x"}
+    assert draft_recipients(google, reply) == ["bob@example.org"]
+    everyone = {"reply_to_id": "c3", "reply_all": True, "cc": "zed@example.com"}
+    assert draft_recipients(google, everyone) == [
+        "bob@example.org",
+        "alice@example.com",
+        "zed@example.com",
+    ]
+    mine = {"reply_to_id": "c2"}  # my own email: the reply goes to whom I wrote
+    assert draft_recipients(google, mine) == ["alice@example.com"]
+    assert draft_recipients(google, {"to": "not an address"}) == []
+    # the drafts that follow reuse the headers fetched for the keys
+    fetched = len(conversation.reached("/gmail/v1/users/me/messages/c3"))
+    from co_google.tools.gmail import draft_email
+    from pydantic_ai import RunContext
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.usage import RunUsage
+
+    ctx = RunContext(deps=deps, model=TestModel(), usage=RunUsage())
+    draft_email(ctx, body="x", reply_to_id="c3", reply_all=True, cc="zed@example.com")
+    assert len(conversation.reached("/gmail/v1/users/me/messages/c3")) == fetched
+    mime = _sent_mime(conversation)
+    assert (
+        mime["To"] == "Bob <bob@example.org>, alice@example.com" and mime["Cc"] == "zed@example.com"
+    )

@@ -94,3 +94,20 @@ def test_live_calendar_week(live_tool):
 
     result = live_tool(list_calendar_events)
     assert result.count is not None and result.count >= 0
+
+
+def test_live_gmail_thread_of_the_newest_email(live_tool):
+    from co_google.tools.gmail import list_emails, read_email
+
+    listed = live_tool(list_emails, limit=1)
+    if not listed.count:
+        pytest.skip("the inbox is empty")
+    text = live_tool(read_email, email_id=listed.data["ids"][0], thread=True)
+    assert text.startswith("Conversation of ")
+
+
+def test_live_free_busy_today(live_tool):
+    from co_google.tools.calendar import free_busy
+
+    result = live_tool(free_busy, start="today")
+    assert "- you: " in result.display and "Free for everyone" in result.display

@@ -3,14 +3,19 @@
 slack_sdk is imported when the first call is made, never at import time. Every call goes
 through :meth:`SlackConnection.call`, which turns Slack's failures into
 :class:`~co_slack.errors.SlackProblem` (one sentence, no token, no URL with secrets).
-HTTP 429 is retried by slack_sdk's ``RateLimitErrorRetryHandler``, which sleeps for the
-``Retry-After`` the server sent.
+
+Retries: an HTTP 429 is retried after its ``Retry-After`` when that is at most
+``slack.max_wait`` seconds (longer waits are reported, not slept through); a dropped
+connection is retried for reads only, never for ``chat.postMessage``, which Slack may
+already have posted.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from co_slack.errors import AUTH_ERRORS, SlackProblem, problem
@@ -23,11 +28,70 @@ if TYPE_CHECKING:
     from co_core import Settings
 
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{6,}$")
+USER_ID = re.compile(r"^[UW][A-Z0-9]{6,}$")
+LINK = re.compile(r"^<([#@])([A-Z0-9]+)(?:\|([^>]*))?>$")
 ALL_TYPES = "public_channel,private_channel"
 PUBLIC_ONLY = "public_channel"
 MAX_NAME_PAGES = 50
 NAME_PAGE_SIZE = 200  # Slack's advice: at most 200 per page
+NOT_RETRIED = ("chat.postMessage",)  # Slack may have acted before the connection dropped
 log = logging.getLogger("co_slack")
+
+
+def looks_like_id(text: str) -> bool:
+    """``C012AB3CD`` is an id; ``CUSTOMERS`` (no digit) is a name typed in capitals."""
+    return bool(CHANNEL_ID.match(text)) and any(ch.isdigit() for ch in text)
+
+
+def retry_after(response: Any) -> int | None:
+    """The ``Retry-After`` seconds of an HTTP response, if it sent one."""
+    for name, value in (response.headers or {}).items():
+        if name.lower() == "retry-after":
+            value = value[0] if isinstance(value, list) else value
+            try:
+                return int(float(value))
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def _handlers(
+    rate_limit_retries: int, connection_retries: int, max_wait: int, sleep: Callable[[float], None]
+) -> list[Any]:
+    from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler
+    from slack_sdk.http_retry.handler import RetryHandler
+
+    class ReadRetry(ConnectionErrorRetryHandler):
+        """Retry after a dropped connection, except calls Slack may already have acted on."""
+
+        def _can_retry(self, *, state: Any, request: Any, response: Any = None, error: Any = None):
+            if request.url.rstrip("/").endswith(NOT_RETRIED):
+                return False
+            return super()._can_retry(state=state, request=request, response=response, error=error)
+
+    class RateLimitRetry(RetryHandler):
+        """Wait out a 429's Retry-After when it is short; a long one goes back to the model."""
+
+        def _can_retry(self, *, state: Any, request: Any, response: Any = None, error: Any = None):
+            if response is None or response.status_code != 429:
+                return False
+            return (retry_after(response) or 1) <= max_wait
+
+        def prepare_for_next_attempt(
+            self, *, state: Any, request: Any, response: Any = None, error: Any = None
+        ) -> None:
+            state.next_attempt_requested = True
+            wait = retry_after(response) or 1
+            log.warning("Slack is rate limiting Co: waiting %s s before trying again", wait)
+            sleep(wait)
+            state.increment_current_attempt()
+
+    handlers: list[Any] = []
+    if connection_retries:
+        handlers.append(ReadRetry(max_retry_count=connection_retries))
+    if rate_limit_retries:
+        handlers.append(RateLimitRetry(max_retry_count=rate_limit_retries))
+    return handlers
 
 
 def build_client(
@@ -37,32 +101,29 @@ def build_client(
     timeout: int | None = None,
     rate_limit_retries: int | None = None,
     connection_retries: int = 1,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> WebClient:
-    """A WebClient for ``section.base_url`` that honours 429 Retry-After."""
+    """A WebClient for ``section.base_url`` with Co's retry rules."""
     from slack_sdk import WebClient
-    from slack_sdk.http_retry.builtin_handlers import (
-        ConnectionErrorRetryHandler,
-        RateLimitErrorRetryHandler,
-    )
 
     retries = section.rate_limit_retries if rate_limit_retries is None else rate_limit_retries
-    handlers: list[Any] = []
-    if connection_retries:
-        handlers.append(ConnectionErrorRetryHandler(max_retry_count=connection_retries))
-    if retries:
-        handlers.append(RateLimitErrorRetryHandler(max_retry_count=retries))
     # slack_sdk sends through HTTPS_PROXY/HTTP_PROXY when set (and honours NO_PROXY).
     return WebClient(
         token=token,
         base_url=section.base_url,
         timeout=timeout or section.timeout,
-        retry_handlers=handlers,
+        retry_handlers=_handlers(retries, connection_retries, section.max_wait, sleep),
         logger=logging.getLogger("co_slack.sdk"),
     )
 
 
 def call_api(
-    client: WebClient, method: str, /, about: str | None = None, **params: Any
+    client: WebClient,
+    method: str,
+    /,
+    about: str | None = None,
+    max_wait: int | None = None,
+    **params: Any,
 ) -> dict[str, Any]:
     """``client.<method>(**params)`` as a dict, or a SlackProblem saying what to do."""
     from slack_sdk.errors import SlackApiError
@@ -71,43 +132,51 @@ def call_api(
     try:
         response = getattr(client, method)(**params)
     except SlackApiError as exc:
-        raise _api_problem(exc.response, about) from None
-    except (OSError, ValueError) as exc:  # URLError, timeouts, refused connections
+        raise _api_problem(exc.response, about, max_wait) from None
+    except (OSError, ValueError) as exc:  # URLError, timeouts, refused or dropped connections
         reason = getattr(exc, "reason", None) or exc
+        # Refused or unresolvable: nothing was sent. Reset or timed out: Slack may have acted.
+        lost = isinstance(reason, (ConnectionResetError, TimeoutError)) or not isinstance(
+            reason, OSError
+        )
+        code = "connection_lost" if lost else "unreachable"
         raise problem(
-            "unreachable",
+            code,
             {"detail": f"Slack could not be reached at {client.base_url} ({reason})."},
         ) from None
     return dict(response.data) if isinstance(response.data, dict) else {}
 
 
-def _api_problem(response: Any, channel: str | None) -> SlackProblem:
+def _api_problem(response: Any, channel: str | None, max_wait: int | None) -> SlackProblem:
     data = response.data if isinstance(response.data, dict) else {}
     if response.status_code == 429:
-        headers = {k.lower(): v for k, v in (response.headers or {}).items()}
-        retry_after = headers.get("retry-after")
-        if isinstance(retry_after, list):
-            retry_after = retry_after[0] if retry_after else None
-        return problem("ratelimited", {"retry_after": retry_after})
+        return problem("ratelimited", {"retry_after": retry_after(response), "max_wait": max_wait})
     code = str(data.get("error") or f"http_{response.status_code}")
     return problem(code, data, channel)
 
 
 class SlackConnection:
-    """What tools share in one session: the client, user names, channel ids, page cursors."""
+    """What tools share in one session: the clients, user names, channel ids, page cursors."""
 
     def __init__(self, section: SlackSettings, token_source: str | None = None) -> None:
         self.section = section
         self.token_source = token_source
+        self.sleep: Callable[[float], None] = time.sleep
         self._client: WebClient | None = None
-        self.user_names: dict[str, str] = {}
+        self._user_client: WebClient | None = None
+        self.user_names: dict[str, str] = {}  # id -> display name
+        self.handles: dict[str, str] = {}  # id -> handle (@name)
+        self.people: list[dict[str, Any]] | None = None  # users.list, once
         self.channel_ids: dict[str, str] = {}  # name -> id
-        self.channel_names: dict[str, str] = {}  # id -> name
+        self.channel_names: dict[str, str] = {}  # id -> "#name" or "@handle"
         self.cursors: dict[int, str] = {1: ""}  # page -> cursor that fetches it
         self.types = ALL_TYPES
 
     def __repr__(self) -> str:
         return f"SlackConnection(base_url={self.section.base_url!r})"
+
+    def _build(self, token: str) -> WebClient:
+        return build_client(token, self.section, sleep=lambda seconds: self.sleep(seconds))
 
     @property
     def client(self) -> WebClient:
@@ -118,25 +187,49 @@ class SlackConnection:
                 raise SlackProblem(
                     "not_connected", f"{exc}. Do not retry: tell the user how to connect Slack."
                 ) from None
-            self._client = build_client(token.value, self.section)
+            self._client = self._build(token.value)
         return self._client
 
-    def call(self, method: str, /, about: str | None = None, **params: Any) -> dict[str, Any]:
+    @property
+    def user_client(self) -> WebClient:
+        """A client with the user token (``slack.user_token``), for what bots may not do."""
+        if self._user_client is None:
+            secret = self.section.user_token
+            value = secret.get_secret_value().strip() if secret is not None else ""
+            if not value:
+                raise SlackProblem(
+                    "no_user_token",
+                    "Searching Slack needs a user token (xoxp-…) with the search:read scope. "
+                    "Do not retry: tell the user to set SLACK_USER_TOKEN or "
+                    "`co config set slack.user_token …`.",
+                )
+            self._user_client = self._build(value)
+        return self._user_client
+
+    def call(
+        self, method: str, /, about: str | None = None, as_user: bool = False, **params: Any
+    ) -> dict[str, Any]:
         """Call a WebClient method; ``about`` names the channel the user gave, for hints."""
+        client = self.user_client if as_user else self.client
         try:
-            return call_api(self.client, method, about, **params)
+            return call_api(client, method, about, self.section.max_wait, **params)
         except SlackProblem as exc:
-            if exc.code in AUTH_ERRORS:
-                self._client = None  # after `co slack login` the next call uses the new token
+            if exc.code in AUTH_ERRORS:  # after `co slack login` the next call uses the new token
+                if as_user:
+                    self._user_client = None
+                else:
+                    self._client = None
             raise
 
     def close(self) -> None:
         self._client = None
+        self._user_client = None
 
     # -- channels ----------------------------------------------------------------------
 
     def list_page(self, cursor: str, limit: int | None = None) -> tuple[list[dict[str, Any]], str]:
-        """One page of conversations.list: (channels, next_cursor or "")."""
+        """One call of conversations.list: (channels, next_cursor or ""). Slack may answer
+        with fewer channels than asked for, even none, and still a cursor."""
         params = {
             "exclude_archived": True,
             "limit": limit or self.section.page_size,
@@ -157,12 +250,22 @@ class SlackConnection:
         next_cursor = (data.get("response_metadata") or {}).get("next_cursor") or ""
         return channels, next_cursor
 
+    def _fill(self, cursor: str) -> tuple[list[dict[str, Any]], str]:
+        """Channels from ``cursor`` on, following short pages until a page's worth."""
+        found: list[dict[str, Any]] = []
+        for _ in range(MAX_NAME_PAGES):
+            channels, cursor = self.list_page(cursor)
+            found += channels
+            if len(found) >= self.section.page_size or not cursor:
+                break
+        return found, cursor
+
     def channels_page(self, page: int) -> tuple[list[dict[str, Any]], bool]:
         """Page ``page`` (1-based) of the channel list and whether another follows."""
         start = max(p for p in self.cursors if p <= page)
         cursor = self.cursors[start]
         for current in range(start, page + 1):
-            channels, next_cursor = self.list_page(cursor)
+            channels, next_cursor = self._fill(cursor)
             if next_cursor:
                 self.cursors[current + 1] = next_cursor
             if current == page:
@@ -175,12 +278,24 @@ class SlackConnection:
     def remember(self, channel: dict[str, Any]) -> None:
         if channel.get("id") and channel.get("name"):
             self.channel_ids[str(channel["name"]).lower()] = channel["id"]
-            self.channel_names[channel["id"]] = channel["name"]
+            self.channel_names[channel["id"]] = f"#{channel['name']}"
 
     def channel_id(self, channel: str) -> str:
-        """A channel id for a name (``general``, ``#general``) or an id (``C012AB3CD``)."""
+        """The conversation id for what the model typed: a name (``general``, ``#General``,
+        ``GENERAL``), an id (``C012AB3CD``), Slack's ``<#C012AB3CD|general>``, or a person
+        (``@grace``, ``U012AB3CD``, ``<@U012AB3CD>``) for the bot's direct messages."""
         text = channel.strip()
-        if CHANNEL_ID.match(text):
+        link = LINK.match(text)
+        if link:
+            kind, ident, name = link.groups()
+            if kind == "@":
+                return self.dm_id(ident)
+            if name:
+                self.remember({"id": ident, "name": name})
+            return ident
+        if text.startswith("@") or USER_ID.match(text):
+            return self.dm_id(self.user_id(text))
+        if not text.startswith("#") and looks_like_id(text):
             return text
         name = text.lstrip("#").lower()
         if not name:
@@ -197,29 +312,129 @@ class SlackConnection:
         raise problem("channel_not_found", {}, channel)
 
     def label(self, channel_id: str) -> str:
-        name = self.channel_names.get(channel_id)
-        return f"#{name}" if name else channel_id
+        return self.channel_names.get(channel_id, channel_id)
 
-    # -- users -------------------------------------------------------------------------
+    def canonical(self, channel: str) -> str:
+        """``#name`` (or ``@handle`` for a person) for what the model typed, as one key.
+
+        Names need no network call; an id is looked up once (conversations.info or
+        users.info) unless a listing already named it. If Slack cannot say, the text
+        comes back as typed.
+        """
+        text = channel.strip()
+        link = LINK.match(text)
+        if link:
+            kind, ident, name = link.groups()
+            if kind == "#" and name:
+                return f"#{name.lower()}"
+            text = ident if kind == "#" else f"<@{ident}>"
+        if text.startswith("<@") or USER_ID.match(text):
+            ident = text.strip("<@>").split("|")[0]
+            try:
+                return "@" + self.handle(ident)
+            except SlackProblem:
+                return text
+        if text.startswith("@"):
+            return "@" + text[1:].strip().lower()
+        if text.startswith("#") or not looks_like_id(text):
+            return "#" + text.lstrip("#").strip().lower()
+        if text not in self.channel_names:
+            try:
+                info = self.call("conversations_info", channel=text).get("channel") or {}
+            except SlackProblem:
+                return text
+            if info.get("is_im") and info.get("user"):
+                self.channel_names[text] = "@" + self.handle(str(info["user"]))
+            else:
+                self.remember(info)
+        return self.channel_names.get(text, text).lower()
+
+    # -- people ------------------------------------------------------------------------
+
+    def _user(self, user_id: str) -> dict[str, Any]:
+        try:
+            return self.call("users_info", user=user_id).get("user") or {}
+        except SlackProblem as exc:
+            if exc.code in AUTH_ERRORS or exc.code in ("not_connected", "unreachable"):
+                raise
+            return {}  # unknown user or no users:read scope: show the id
+
+    def _learn(self, user: dict[str, Any]) -> None:
+        user_id = str(user.get("id", ""))
+        profile = user.get("profile") or {}
+        self.user_names[user_id] = (
+            profile.get("display_name")
+            or profile.get("real_name")
+            or user.get("real_name")
+            or user.get("name")
+            or user_id
+        )
+        self.handles[user_id] = str(user.get("name") or user_id)
 
     def user_name(self, user_id: str) -> str:
         """A person's display name via users.info, asked once per user per session."""
         if user_id not in self.user_names:
-            try:
-                user = self.call("users_info", user=user_id).get("user") or {}
-            except SlackProblem as exc:
-                if exc.code in AUTH_ERRORS or exc.code in ("not_connected", "unreachable"):
-                    raise
-                user = {}  # unknown user or no users:read scope: show the id
-            profile = user.get("profile") or {}
-            self.user_names[user_id] = (
-                profile.get("display_name")
-                or profile.get("real_name")
-                or user.get("real_name")
-                or user.get("name")
-                or user_id
-            )
+            user = self._user(user_id)
+            if user:
+                self._learn(user)
+            else:
+                self.user_names[user_id] = user_id
         return self.user_names[user_id]
+
+    def handle(self, user_id: str) -> str:
+        """A person's handle (``grace``), asked once per user per session."""
+        if user_id not in self.handles:
+            user = self._user(user_id)
+            if not user:
+                raise problem("user_not_found", {}, user_id)
+            self._learn(user)
+        return self.handles[user_id]
+
+    def everyone(self) -> list[dict[str, Any]]:
+        """The workspace's people (users.list, all pages), listed once per session."""
+        if self.people is None:
+            people: list[dict[str, Any]] = []
+            cursor = ""
+            for _ in range(MAX_NAME_PAGES):
+                data = self.call("users_list", limit=NAME_PAGE_SIZE, cursor=cursor or None)
+                people += [u for u in data.get("members") or [] if not u.get("deleted")]
+                cursor = (data.get("response_metadata") or {}).get("next_cursor") or ""
+                if not cursor:
+                    break
+            for user in people:
+                self._learn(user)
+            self.people = people
+        return self.people
+
+    def user_id(self, who: str) -> str:
+        """A user id for ``@grace``, ``grace``, ``Grace Hopper`` or an id."""
+        text = who.strip().removeprefix("<").removesuffix(">").removeprefix("@")
+        if USER_ID.match(text):
+            return text
+        wanted = text.lower()
+        for user in self.everyone():
+            profile = user.get("profile") or {}
+            names = {user.get("name"), user.get("real_name"), profile.get("display_name")}
+            if wanted in {str(n).lower() for n in names if n}:
+                return str(user["id"])
+        raise problem("user_not_found", {}, who)
+
+    def dm_id(self, user_id: str) -> str:
+        """The id of the bot's direct-message conversation with a person (opened if new)."""
+        data = self.call("conversations_open", users=user_id)
+        channel_id = str((data.get("channel") or {}).get("id", ""))
+        try:
+            self.channel_names[channel_id] = "@" + self.handle(user_id)
+        except SlackProblem:
+            self.channel_names[channel_id] = user_id
+        return channel_id
+
+
+def canonical_channel(slack: SlackConnection, channel: str) -> str:
+    """What the model typed for a channel as ``#name`` (``@handle`` for a person): the
+    channel part of a permission key. ``general``, ``#General``, ``GENERAL`` and
+    ``<#C0123|general>`` need no network call; an id is looked up once per session."""
+    return slack.canonical(channel)
 
 
 def make_connection(settings: Settings) -> SlackConnection:

@@ -58,15 +58,33 @@ def hint(code: str, data: dict[str, Any], channel: str | None = None) -> str:
     if code in ("invalid_ts_oldest", "invalid_ts_latest"):
         return "oldest must be a Slack timestamp like 1512085950.000216 or a date like 2026-11-20."
     if code == "msg_too_long":
-        return "The message is too long for Slack (40,000 characters at most). Shorten it."
+        return "The message is too long for Slack (12,000 characters at most). Shorten it."
     if code == "no_text":
         return "The message text is empty. Give the text to post."
     if code == "ratelimited":
         wait = data.get("retry_after")
         after = f" for {wait} s" if wait else ""
-        return f"Slack is rate limiting Co{after}. Wait before calling Slack again."
+        cap = data.get("max_wait")
+        limit = f" (Co waits at most {cap} s by itself)" if cap is not None and wait else ""
+        return (
+            f"Slack is rate limiting Co{after}{limit}. Wait before calling Slack again; "
+            "tell the user if they are waiting."
+        )
     if code == "unreachable":
         return str(data.get("detail") or "Slack could not be reached.")
+    if code == "connection_lost":
+        detail = str(data.get("detail") or "Slack could not be reached.")
+        return f"{detail} The connection dropped before Slack answered."
+    if code in ("user_not_found", "users_not_found"):
+        return (
+            f"Slack has no person{where} the bot can see. Use find_slack_user to look them up "
+            "by name or email."
+        )
+    if code == "not_allowed_token_type":
+        return (
+            "Slack refused the token type for this call (search needs a user token, xoxp-…). "
+            "Do not retry: tell the user to set SLACK_USER_TOKEN."
+        )
     return f"Slack refused the call ({code})."
 
 
@@ -78,4 +96,10 @@ def problem(
 
 def is_fatal(code: str) -> bool:
     """Codes the model cannot fix by calling differently (the user has to act)."""
-    return code in AUTH_ERRORS or code in ("missing_scope", "not_connected", "unreachable")
+    return code in AUTH_ERRORS or code in (
+        "missing_scope",
+        "not_connected",
+        "unreachable",
+        "no_user_token",
+        "not_allowed_token_type",
+    )

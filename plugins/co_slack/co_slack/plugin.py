@@ -22,6 +22,8 @@ def register_tools(register: Any) -> None:
     register("co_slack.tools:list_slack_channels", risk="read", permission="slack:list")
     register("co_slack.tools:read_slack_channel", risk="read", permission="slack:read:{channel}")
     register("co_slack.tools:post_slack_message", risk="send", permission="slack:post:{channel}")
+    register("co_slack.tools:find_slack_user", risk="read", permission="slack:users")
+    register("co_slack.tools:search_slack", risk="read", permission="slack:search")
 
 
 @hookimpl

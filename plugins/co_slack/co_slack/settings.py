@@ -31,7 +31,19 @@ class SlackSettings(SectionModel):
         le=10,
         help="times a rate-limited call (HTTP 429) is retried after Retry-After",
     )
+    max_wait: int = setting(
+        10,
+        env="CO_SLACK_MAX_WAIT",
+        ge=0,
+        le=300,
+        help="longest Retry-After Co waits on a rate limit, in seconds (longer: it tells the model)",
+    )
     timeout: int = setting(30, env="CO_SLACK_TIMEOUT", ge=1, le=300, help="seconds per request")
+    user_token: SecretStr | None = setting(
+        None,
+        env="SLACK_USER_TOKEN",
+        help="optional Slack user token (xoxp-…) with search:read, for search_slack",
+    )
 
     @field_validator("base_url")
     @classmethod

@@ -9,16 +9,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
 from co_core import CoDeps, ToolResult
 from co_slack import format as fmt
-from co_slack.connection import SlackConnection
+from co_slack.connection import USER_ID, SlackConnection
 from co_slack.errors import SlackProblem, problem
 
 MAX_HISTORY = 200
-MAX_TEXT = 40_000
+MAX_TEXT = 12_000  # markdown_text's limit
+MAX_USERS = 10
 
 
 def _slack(ctx: RunContext[CoDeps]) -> SlackConnection:
@@ -34,11 +36,10 @@ def _retry_on_problem() -> Iterator[None]:
 
 
 def list_slack_channels(ctx: RunContext[CoDeps], page: int = 1) -> ToolResult:
-    """List the Slack channels the bot can see, one page at a time (page 1 first).
+    """List Slack channels the bot can see: name, id, [member] or not, topic.
 
-    Each line shows the channel name, its id, whether the bot is a member (it can only
-    read and post where it is), and the topic. If has_more is true, call again with
-    page + 1.
+    Args:
+        page: 1 first; the next page while has_more is true.
     """
     if page < 1:
         raise ModelRetry("page starts at 1; call list_slack_channels(page=1) for the first page.")
@@ -76,36 +77,54 @@ def _oldest(value: str | None) -> str | None:
 
 
 def read_slack_channel(
-    ctx: RunContext[CoDeps], channel: str, limit: int = 20, oldest: str | None = None
+    ctx: RunContext[CoDeps], channel: str, limit: int = 20, oldest: str = "", thread_ts: str = ""
 ) -> ToolResult:
-    """Read the latest messages of a Slack channel, shown oldest first.
+    """Read the latest messages of a Slack channel or DM, oldest first.
 
-    channel: a name (general or #general) or an id (C012AB3CD).
-    limit: how many messages, 1 to 200.
-    oldest: only messages after this: a date like 2026-11-20, a date-time, or a Slack ts.
-    Messages that start a thread say how many replies it has and its thread_ts.
+    Args:
+        channel: a name (general), an id (C012AB3CD), or @person for direct messages.
+        limit: how many messages, 1 to 200.
+        oldest: only messages after this date (2026-11-20), date-time or Slack ts.
+        thread_ts: read this thread's replies instead (the thread_ts shown).
     """
     if not 1 <= limit <= MAX_HISTORY:
         raise ModelRetry(f"limit must be between 1 and {MAX_HISTORY}; you gave {limit}.")
     slack = _slack(ctx)
+    thread_ts = thread_ts.strip()
     with _retry_on_problem():
         since = _oldest(oldest)
         channel_id = slack.channel_id(channel)
-        data = slack.call(
-            "conversations_history", about=channel, channel=channel_id, limit=limit, oldest=since
-        )
-        messages = list(reversed(data.get("messages") or []))
+        if thread_ts:
+            data = slack.call(
+                "conversations_replies",
+                about=channel,
+                channel=channel_id,
+                ts=thread_ts,
+                limit=limit,
+                oldest=since,
+            )
+            messages = list(data.get("messages") or [])  # oldest first already
+        else:
+            data = slack.call(
+                "conversations_history",
+                about=channel,
+                channel=channel_id,
+                limit=limit,
+                oldest=since,
+            )
+            messages = list(reversed(data.get("messages") or []))
         lines: list[str] = []
         for message in messages:
-            lines += fmt.message_lines(message, slack.user_name, slack.label)
-    where = slack.label(channel_id)
+            lines += fmt.message_lines(message, slack.user_name, slack.label, bool(thread_ts))
+    where = slack.label(channel_id) + (f", thread {thread_ts}" if thread_ts else "")
     if not messages:
         after = f" after {oldest}" if since else ""
         return ToolResult.empty(f"No messages in {where}{after}.")
     has_more = bool(data.get("has_more"))
     header = f"{where}: {len(messages)} message{'s' if len(messages) != 1 else ''}, oldest first"
     if has_more:
-        header += f" (older ones exist: raise limit, up to {MAX_HISTORY})"
+        which = "later replies" if thread_ts else "older ones"
+        header += f" ({which} exist: raise limit, up to {MAX_HISTORY})"
     return ToolResult(
         display="\n".join([header, *lines]),
         count=len(messages),
@@ -115,12 +134,14 @@ def read_slack_channel(
 
 
 def post_slack_message(
-    ctx: RunContext[CoDeps], channel: str, text: str, thread_ts: str | None = None
+    ctx: RunContext[CoDeps], channel: str, text: str, thread_ts: str = ""
 ) -> str:
-    """Post a message to a Slack channel as the bot; returns a link to the message.
+    """Post a message (Markdown is fine) as the bot; returns a link to it.
 
-    channel: a name (general or #general) or an id (C012AB3CD).
-    thread_ts: to reply in a thread, the thread_ts read_slack_channel showed.
+    Args:
+        channel: a name (general), an id (C012AB3CD), or @person for a direct message.
+        text: the message, in Markdown.
+        thread_ts: to reply in a thread, the thread_ts read_slack_channel showed.
     """
     if not text.strip():
         raise ModelRetry("text is empty; give the message to post.")
@@ -129,13 +150,22 @@ def post_slack_message(
     slack = _slack(ctx)
     with _retry_on_problem():
         channel_id = slack.channel_id(channel)
-        posted = slack.call(
-            "chat_postMessage",
-            about=channel,
-            channel=channel_id,
-            text=text,
-            thread_ts=thread_ts or None,
-        )
+        try:
+            posted = slack.call(
+                "chat_postMessage",
+                about=channel,
+                channel=channel_id,
+                markdown_text=text,
+                thread_ts=thread_ts.strip() or None,
+            )
+        except SlackProblem as exc:
+            if exc.code != "connection_lost":
+                raise
+            raise ModelRetry(
+                f"The connection to Slack dropped after the message was sent: it may have been "
+                f"posted to {slack.label(channel_id)}. Do not post it again before checking "
+                "with read_slack_channel."
+            ) from None
         ts = str(posted.get("ts", ""))
         channel_id = str(posted.get("channel") or channel_id)
         try:
@@ -148,3 +178,87 @@ def post_slack_message(
     if link:
         return f"Posted to {where}: {link}"
     return f"Posted to {where} (ts {ts}); Slack gave no link to it."
+
+
+def _person_line(user: dict[str, Any]) -> str:
+    profile = user.get("profile") or {}
+    name = profile.get("real_name") or user.get("real_name") or user.get("name")
+    parts = [f"{name} (@{user.get('name')})", str(user.get("id"))]
+    for value in (profile.get("title"), profile.get("email"), user.get("tz")):
+        if value:
+            parts.append(str(value))
+    if user.get("is_bot"):
+        parts.append("bot")
+    return " · ".join(parts)
+
+
+def find_slack_user(ctx: RunContext[CoDeps], query: str) -> ToolResult:
+    """Find Slack people by name, handle, email or id: their id, title, email, time zone.
+
+    Args:
+        query: part of a name, an @handle, an email address or a user id.
+    """
+    text = query.strip().removeprefix("@")
+    if not text:
+        raise ModelRetry("query is empty: give a name, handle or email address.")
+    slack = _slack(ctx)
+    with _retry_on_problem():
+        if "@" in text and "." in text.split("@")[-1]:
+            try:
+                found = [slack.call("users_lookupByEmail", email=text).get("user") or {}]
+            except SlackProblem as exc:
+                if exc.code != "users_not_found":
+                    raise
+                found = []
+        elif USER_ID.match(text):
+            found = [slack.call("users_info", user=text).get("user") or {}]
+        else:
+            wanted = text.lower()
+            found = []
+            for user in slack.everyone():
+                profile = user.get("profile") or {}
+                names = [user.get("name"), user.get("real_name"), profile.get("display_name")]
+                if any(wanted in str(n).lower() for n in names if n):
+                    found.append(user)
+    if not found:
+        return ToolResult.empty(f"No Slack user matches {query!r}.")
+    shown = found[:MAX_USERS]
+    lines = [_person_line(user) for user in shown]
+    more = len(found) > len(shown)
+    if more:
+        lines.append(f"(first {len(shown)} of {len(found)}: give more of the name)")
+    return ToolResult(display="\n".join(lines), count=len(shown), has_more=more)
+
+
+def search_slack(ctx: RunContext[CoDeps], query: str, limit: int = 20) -> ToolResult:
+    """Search Slack messages everywhere the user can see (needs a user token).
+
+    Args:
+        query: Slack search syntax, e.g. budget in:#finance from:@grace after:2026-01-01.
+        limit: how many, 1 to 100.
+    """
+    if not query.strip():
+        raise ModelRetry("query is empty: give words to search for.")
+    if not 1 <= limit <= 100:
+        raise ModelRetry(f"limit must be between 1 and 100; you gave {limit}.")
+    slack = _slack(ctx)
+    with _retry_on_problem():
+        data = slack.call("search_messages", as_user=True, query=query.strip(), count=limit)
+        found = data.get("messages") or {}
+        lines: list[str] = []
+        for match in found.get("matches") or []:
+            where = match.get("channel") or {}
+            name = where.get("name")
+            place = f"#{name}" if name and not str(where.get("id", "")).startswith("D") else "DM"
+            message = {**match, "username": match.get("username")}
+            for line in fmt.message_lines(message, slack.user_name, slack.label, True):
+                lines.append(f"{place}  {line}")
+            if match.get("permalink"):
+                lines.append(f"    {match['permalink']}")
+    total = int(found.get("total") or 0)
+    if not lines:
+        return ToolResult.empty(f"No Slack messages match {query!r}.")
+    count = len(found.get("matches") or [])
+    has_more = total > count
+    header = f"{count} of {total} messages matching {query!r}"
+    return ToolResult(display="\n".join([header, *lines]), count=count, has_more=has_more)

@@ -105,7 +105,7 @@ def test_approved_post_reaches_slack_and_the_model_gets_the_link(slack_env, fake
         message_history=first.all_messages(), deferred_tool_results=results, deps=deps
     )
     (post,) = fake.posted
-    assert post.params == {"channel": "C0RELEASE1", "text": "Release train leaves Friday"}
+    assert post.params == {"channel": "C0RELEASE1", "markdown_text": "Release train leaves Friday"}
     assert final.output.startswith("post: Posted to #releases: https://acme.slack.com/archives/")
 
 

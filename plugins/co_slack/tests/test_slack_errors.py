@@ -123,3 +123,45 @@ def test_the_token_never_reaches_logs_or_errors(make_ctx, fake, caplog):
     assert all(TOKEN not in m for m in messages)
     assert TOKEN not in repr(ctx.deps.resource("slack"))
     assert TOKEN not in repr(ctx.deps.settings.section("slack"))
+
+
+def test_a_post_whose_answer_is_lost_is_not_sent_again(make_ctx, fake):
+    """The connection drops after Slack posted: retrying would post the message twice."""
+    fake.drop_after["chat.postMessage"] = 1
+    with pytest.raises(ModelRetry, match="may have been posted.*read_slack_channel"):
+        post_slack_message(make_ctx(), "general", "Deploy starts now")
+    assert len(fake.posted) == 1
+    assert [m["text"] for m in fake.history["C0GENERAL1"]].count("Deploy starts now") == 1
+
+
+def test_a_read_whose_answer_is_lost_is_retried(make_ctx, fake):
+    fake.drop_after["conversations.history"] = 1
+    assert read_slack_channel(make_ctx(), "general").count == 3
+    assert len(fake.calls("conversations.history")) == 2
+
+
+def test_a_long_retry_after_is_not_waited_for_and_the_model_is_told(make_ctx, fake):
+    fake.rate_limited["conversations.list"] = 1
+    fake.retry_after = 15
+    ctx = make_ctx()
+    slept: list[float] = []
+    ctx.deps.resource("slack").sleep = slept.append
+    with pytest.raises(ModelRetry, match=r"rate limiting Co for 15 s.*waits at most 10 s"):
+        list_slack_channels(ctx)
+    assert slept == [] and len(fake.calls("conversations.list")) == 1
+
+
+def test_a_short_retry_after_is_waited_for(make_ctx, fake):
+    fake.rate_limited["conversations.list"] = 1
+    fake.retry_after = 2
+    ctx = make_ctx()
+    slept: list[float] = []
+    ctx.deps.resource("slack").sleep = slept.append
+    assert list_slack_channels(ctx).count == 5
+    assert slept == [2]
+
+
+def test_a_revoked_token_says_to_log_in_again(make_ctx, fake):
+    fake.revoked = True
+    with pytest.raises(ModelRetry, match=r"token_revoked.*co slack login"):
+        read_slack_channel(make_ctx(), "general")

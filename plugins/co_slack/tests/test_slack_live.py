@@ -66,3 +66,12 @@ def test_live_post_returns_a_permalink(live_ctx):
 
     reply = post_slack_message(live_ctx, CHANNEL, "Co live test message (safe to delete)")
     assert "https://" in reply and "slack.com/archives/" in reply
+
+
+def test_live_find_the_bot_itself(live_ctx):
+    from co_slack.status import auth_test
+    from co_slack.tools import find_slack_user
+
+    me = auth_test(LIVE_TOKEN, live_ctx.deps.settings)
+    result = find_slack_user(live_ctx, me["user_id"])
+    assert result.count == 1 and me["user_id"] in result.display

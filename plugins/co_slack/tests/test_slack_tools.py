@@ -98,14 +98,82 @@ def test_posting_by_name_returns_the_permalink(make_ctx, fake):
     reply = post_slack_message(make_ctx(), "#releases", "v1.2 is out")
     assert reply.startswith("Posted to #releases: https://acme.slack.com/archives/C0RELEASE1/p")
     (post,) = fake.posted
-    assert post.params["channel"] == "C0RELEASE1" and post.params["text"] == "v1.2 is out"
+    assert post.params["channel"] == "C0RELEASE1" and post.params["markdown_text"] == "v1.2 is out"
     assert "thread_ts" not in post.params
 
 
-def test_posting_in_a_thread(make_ctx, fake):
-    post_slack_message(make_ctx(), "C0GENERAL1", "on it", thread_ts="1700000020.000200")
+def test_posting_in_a_thread_and_reading_the_thread(make_ctx, fake):
+    ctx = make_ctx()
+    post_slack_message(ctx, "C0GENERAL1", "on it", thread_ts="1700000020.000200")
     assert fake.posted[0].params["thread_ts"] == "1700000020.000200"
-    assert "reply in thread 1700000020.000200" in read_slack_channel(make_ctx(), "general").display
+    thread = read_slack_channel(ctx, "general", thread_ts="1700000020.000200")
+    assert thread.count == 4 and thread.display.endswith(
+        "cobot (bot): on it  [ts 1700000101.000100]"
+    )
+
+
+def test_a_thread_is_read_with_conversations_replies_oldest_first(make_ctx, fake):
+    result = read_slack_channel(make_ctx(), "#general", thread_ts="1700000020.000200")
+    lines = result.display.splitlines()
+    assert lines[0] == "#general, thread 1700000020.000200: 3 messages, oldest first"
+    assert "grace: Release train leaves Friday" in lines[1]
+    assert "Ada Lovelace: Which platform?" in lines[2]
+    assert "Ada Lovelace: Never mind, platform 9 & ¾" in lines[3]
+    (call,) = fake.calls("conversations.replies")
+    assert call.params["channel"] == "C0GENERAL1" and call.params["ts"] == "1700000020.000200"
+
+
+def test_slack_markup_is_shown_as_people_read_it(make_ctx, fake):
+    fake.history["C0RANDOM01"] = [
+        {
+            "type": "message",
+            "user": "U0ADA00001",
+            "text": "if a &lt; b &amp;&amp; c &gt; d <!here> read <https://x.test/a?b=1&amp;c=2|the docs>"
+            " or <https://y.test> or <mailto:ops@acme.test|ops@acme.test>, ask <!subteam^S0DEVS|@devs>"
+            " <!channel> by <!date^1700000000^{date_short} at {time}|Nov 14th> in <#C0GENERAL1>",
+            "ts": "1700000050.000100",
+        }
+    ]
+    from co_slack.format import when
+
+    text = read_slack_channel(make_ctx(), "random").display
+    assert "if a < b && c > d @here read the docs (https://x.test/a?b=1&c=2)" in text
+    assert "or https://y.test or ops@acme.test, ask @devs @channel" in text
+    day, hour = when("1700000000").split()
+    assert f"by {day} at {hour} in #general" in text
+    assert "&lt;" not in text and "&amp;" not in text and "<" not in text.replace("a < b", "")
+
+
+def test_a_channel_name_in_capitals_is_a_name_not_an_id(make_ctx, fake):
+    from slack_fake import _channel
+
+    fake.channels.append(_channel("C0CUSTOM01", "customers"))
+    fake.history["C0CUSTOM01"] = [
+        {"type": "message", "user": "U0ADA00001", "text": "renewals due", "ts": "1700000001.000001"}
+    ]
+    ctx = make_ctx()
+    assert "renewals due" in read_slack_channel(ctx, "CUSTOMERS").display
+    assert "renewals due" in read_slack_channel(ctx, "#Customers").display
+    assert {c.params["channel"] for c in fake.calls("conversations.history")} == {"C0CUSTOM01"}
+
+
+def test_markdown_is_sent_as_slack_formatting(make_ctx, fake):
+    text = "**Release 1.2** is out:\n- faster search\n- see [the notes](https://x.test/notes)"
+    post_slack_message(make_ctx(), "releases", text)
+    (post,) = fake.posted
+    assert post.params["markdown_text"] == text and "text" not in post.params
+
+
+def test_short_and_empty_pages_are_followed_to_the_channels(make_ctx, fake):
+    """Slack pages before it drops archived channels: a page may be empty with a cursor."""
+    from slack_fake import _channel
+
+    old = [_channel(f"C0OLD{n:05d}", f"old-{n}", archived=True) for n in range(250)]
+    fake.channels = old + fake.channels
+    result = list_slack_channels(make_ctx())
+    assert result.count == 5 and not result.has_more
+    assert "#general" in result.display and "old-" not in result.display
+    assert len(fake.calls("conversations.list")) == 3
 
 
 def test_empty_text_is_a_retry_and_nothing_is_posted(make_ctx, fake):

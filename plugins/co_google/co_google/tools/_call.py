@@ -33,6 +33,15 @@ def call(
         raise ModelRetry(str(exc)) from exc
 
 
+def call_many(ctx: RunContext[Any], api: str, make: Callable[[Any], list[Any]]) -> list[Any]:
+    """Build requests with ``make(client)`` and run them as one batch; errors become ModelRetry."""
+    google = services(ctx)
+    try:
+        return google.execute_many(make(google.client(api)), api)
+    except (GoogleAuthProblem, GoogleApiError) as exc:
+        raise ModelRetry(str(exc)) from exc
+
+
 def cap(text: str, limit: int) -> str:
     """Keep the model's context small; say plainly that something was cut."""
     if len(text) <= limit:

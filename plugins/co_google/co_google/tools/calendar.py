@@ -1,8 +1,10 @@
-"""Calendar tools: events in a date range, optionally matching text (read-only)."""
+"""Calendar tools (read-only): events of every calendar the user shows, one event's details
+(attendees, meeting link), and free/busy times."""
 
 from __future__ import annotations
 
 import os
+import re
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
@@ -11,12 +13,22 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic_ai import ModelRetry, RunContext
 
 from co_core import ToolResult
-from co_google.tools._call import call, services
+from co_google.tools._call import call, call_many, cap, services
+from co_google.tools.gmail import html_to_text
 
 LIST_DAYS = 7
 SEARCH_DAYS = 30
 MAX_EVENTS = 100
 FORMAT_HINT = "Use YYYY-MM-DD (e.g. 2026-03-14), optionally with a time: 2026-03-14T09:30."
+EVENT_ID = re.compile(r"^[A-Za-z0-9_@.\-]{1,1100}$")
+WORK_HOURS = (9, 18)  # free slots are looked for on weekdays between these hours
+MIN_FREE = timedelta(minutes=30)
+RESPONSES = {
+    "accepted": "accepted",
+    "declined": "declined",
+    "tentative": "maybe",
+    "needsAction": "no answer",
+}
 
 
 def user_zone(name: str | None) -> tzinfo:
@@ -98,14 +110,63 @@ def _when(event: dict[str, Any], zone: tzinfo) -> str:
     return text
 
 
+def _calendars(ctx: RunContext[Any]) -> list[dict[str, Any]]:
+    """The user's calendar list, asked once per session."""
+    google = services(ctx)
+    if google.calendars is None:
+        entries: list[dict[str, Any]] = []
+        token = None
+        while True:
+            page = call(
+                ctx,
+                "calendar",
+                lambda cal, t=token: cal.calendarList().list(maxResults=250, pageToken=t),
+            )
+            entries += page.get("items", [])
+            token = page.get("nextPageToken")
+            if not token:
+                break
+        google.calendars = entries
+    return google.calendars
+
+
+def _name(entry: dict[str, Any]) -> str:
+    return str(entry.get("summaryOverride") or entry.get("summary") or entry.get("id"))
+
+
+def _chosen(ctx: RunContext[Any], calendar: str) -> list[tuple[str, str]]:
+    """(calendar id, name to show or "" for the primary) for ``calendar``, or every calendar
+    the user shows in Google Calendar when it is empty."""
+    wanted = calendar.strip().lower()
+    if wanted in ("primary", "me"):
+        return [("primary", "")]
+    entries = _calendars(ctx)
+    if not wanted:
+        shown = [e for e in entries if e.get("primary") or e.get("selected")]
+    else:
+        shown = [e for e in entries if wanted in (_name(e).lower(), str(e.get("id")).lower())]
+        if not shown:
+            names = ", ".join(_name(e) for e in entries) or "none"
+            raise ModelRetry(f"There is no calendar {calendar!r}. Calendars: {names}")
+    return [("primary", "") if e.get("primary") else (str(e["id"]), _name(e)) for e in shown] or [
+        ("primary", "")
+    ]
+
+
 def _events(
-    ctx: RunContext[Any], begin: datetime, finish: datetime, zone: tzinfo, query: str | None
+    ctx: RunContext[Any],
+    begin: datetime,
+    finish: datetime,
+    zone: tzinfo,
+    query: str | None,
+    calendar: str = "",
 ) -> ToolResult:
-    events: list[dict[str, Any]] = []
-    token = None
-    while True:
-        params: dict[str, Any] = {
-            "calendarId": "primary",
+    google = services(ctx)
+    chosen = _chosen(ctx, calendar)
+
+    def params(calendar_id: str, token: str | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "calendarId": calendar_id,
             "timeMin": begin.isoformat(),
             "timeMax": finish.isoformat(),
             "singleEvents": True,
@@ -114,53 +175,246 @@ def _events(
             "pageToken": token,
         }
         if isinstance(zone, ZoneInfo):
-            params["timeZone"] = zone.key
+            found["timeZone"] = zone.key
         if query:
-            params["q"] = query
-        page = call(ctx, "calendar", lambda cal, p=params: cal.events().list(**p))
-        events += [e for e in page.get("items", []) if e.get("status") != "cancelled"]
-        token = page.get("nextPageToken")
-        if not token or len(events) >= MAX_EVENTS:
-            break
+            found["q"] = query
+        return found
+
+    if len(chosen) == 1:
+        pages = [call(ctx, "calendar", lambda cal: cal.events().list(**params(chosen[0][0])))]
+    else:  # every calendar's first page in one HTTP request
+        pages = call_many(
+            ctx, "calendar", lambda cal: [cal.events().list(**params(c)) for c, _n in chosen]
+        )
+    events: list[tuple[dict[str, Any], str]] = []
+    more = False
+    for (calendar_id, shown), page in zip(chosen, pages, strict=True):
+        while page is not None:  # None: the calendar went away since it was listed
+            for event in page.get("items", []):
+                if event.get("status") != "cancelled":
+                    events.append((event, shown))
+                    google.event_calendars[str(event.get("id"))] = calendar_id
+            token = page.get("nextPageToken")
+            if not token:
+                break
+            if len(events) >= MAX_EVENTS:
+                more = True
+                break
+            page = call(
+                ctx,
+                "calendar",
+                lambda cal, t=token, c=calendar_id: cal.events().list(**params(c, t)),
+            )
     span = f"{begin:%Y-%m-%d} to {(finish - timedelta(seconds=1)):%Y-%m-%d}"
     if not events:
         what = f"matching {query!r} " if query else ""
         return ToolResult.empty(f"No events {what}from {span}.")
-    shown = events[:MAX_EVENTS]
+    events.sort(key=lambda pair: _start(pair[0], zone))
+    shown_events = events[:MAX_EVENTS]
     lines = [f"Events {span} ({getattr(zone, 'key', str(zone))}):"]
-    for event in shown:
-        lines.append(f"- {_when(event, zone)} · {event.get('summary') or '(no title)'}")
+    for event, where in shown_events:
+        title = event.get("summary") or "(no title)"
+        label = f" [{where}]" if where else ""
+        lines.append(f"- {_when(event, zone)} · {title}{label} · id: {event.get('id')}")
         if event.get("location"):
             lines.append(f"  at {event['location']}")
-        if event.get("htmlLink"):
-            lines.append(f"  {event['htmlLink']}")
-    more = bool(token) or len(events) > MAX_EVENTS
+    more = more or len(events) > MAX_EVENTS
     if more:
         lines.append(f"Only the first {MAX_EVENTS} events are shown: narrow the dates.")
-    return ToolResult(display="\n".join(lines), count=len(shown), has_more=more)
+    return ToolResult(display="\n".join(lines), count=len(shown_events), has_more=more)
+
+
+def _start(event: dict[str, Any], zone: tzinfo) -> datetime:
+    start = event.get("start", {})
+    if "dateTime" in start:
+        return datetime.fromisoformat(start["dateTime"])
+    return datetime.combine(date.fromisoformat(start["date"]), time(0), zone)
 
 
 def list_calendar_events(
-    ctx: RunContext[Any], start: str | None = None, end: str | None = None
+    ctx: RunContext[Any], start: str = "", end: str = "", calendar: str = ""
 ) -> ToolResult:
-    """List events in the user's primary Google Calendar.
+    """List Google Calendar events with their ids (default: today and the next 7 days).
 
-    Dates are YYYY-MM-DD in the user's time zone (end day included). Default: today and the
-    next 7 days.
+    Args:
+        start: first day, YYYY-MM-DD.
+        end: last day, YYYY-MM-DD (included).
+        calendar: one calendar's name; default every calendar the user shows.
     """
     begin, finish, zone = _window(ctx, start, end, LIST_DAYS)
-    return _events(ctx, begin, finish, zone, None)
+    return _events(ctx, begin, finish, zone, None, calendar)
 
 
 def search_calendar_events(
-    ctx: RunContext[Any], query: str, start: str | None = None, end: str | None = None
+    ctx: RunContext[Any],
+    query: str,
+    start: str = "",
+    end: str = "",
+    calendar: str = "",
 ) -> ToolResult:
-    """Find events whose title, description, location or attendees contain `query`.
+    """Find events whose title, description, place or attendees match (default: next 30 days).
 
-    Dates are YYYY-MM-DD (end day included). Default: today and the next 30 days.
+    Args:
+        query: words to look for.
+        start: first day, YYYY-MM-DD.
+        end: last day, YYYY-MM-DD (included).
+        calendar: one calendar's name; default every calendar the user shows.
     """
     query = query.strip()
     if not query:
         raise ModelRetry("query is empty: pass words to look for in event titles or details.")
     begin, finish, zone = _window(ctx, start, end, SEARCH_DAYS)
-    return _events(ctx, begin, finish, zone, query)
+    return _events(ctx, begin, finish, zone, query, calendar)
+
+
+def _meeting(event: dict[str, Any]) -> str | None:
+    """The video link (Meet or another conference), and a phone entry when there is one."""
+    points = (event.get("conferenceData") or {}).get("entryPoints") or []
+    video = next((p.get("uri") for p in points if p.get("entryPointType") == "video"), None)
+    video = video or event.get("hangoutLink")
+    phone = next((p for p in points if p.get("entryPointType") == "phone"), None)
+    if not video and not phone:
+        return None
+    text = video or ""
+    if phone:
+        dial = phone.get("label") or str(phone.get("uri", "")).removeprefix("tel:")
+        pin = f" PIN {phone['pin']}" if phone.get("pin") else ""
+        text += ("; " if text else "") + f"phone {dial}{pin}"
+    return text
+
+
+def _person(who: dict[str, Any]) -> str:
+    name, mail = who.get("displayName"), who.get("email", "?")
+    return f"{name} <{mail}>" if name else str(mail)
+
+
+def read_calendar_event(ctx: RunContext[Any], event_id: str) -> str:
+    """Details of one event: time, place, meeting link, organizer, attendees and answers.
+
+    Args:
+        event_id: an id from list_calendar_events or search_calendar_events.
+    """
+    event_id = event_id.strip()
+    if not EVENT_ID.match(event_id):
+        raise ModelRetry(f"{event_id!r} is not an event id; use an id from list_calendar_events.")
+    google = services(ctx)
+    calendar_id = google.event_calendars.get(event_id, "primary")
+    event = call(
+        ctx,
+        "calendar",
+        lambda cal: cal.events().get(calendarId=calendar_id, eventId=event_id),
+        not_found=f"No event has id {event_id!r}; use an id from list_calendar_events.",
+    )
+    zone = user_zone(google.section.time_zone)
+    lines = [f"# {event.get('summary') or '(no title)'}", f"When: {_when(event, zone)}"]
+    if calendar_id != "primary":
+        entry = next((e for e in google.calendars or [] if e.get("id") == calendar_id), None)
+        lines.append(f"Calendar: {_name(entry) if entry else calendar_id}")
+    if event.get("recurringEventId"):
+        lines.append("Repeats: one occurrence of a recurring event")
+    if event.get("location"):
+        lines.append(f"Where: {event['location']}")
+    meeting = _meeting(event)
+    if meeting:
+        lines.append(f"Meeting: {meeting}")
+    if event.get("organizer"):
+        lines.append(f"Organizer: {_person(event['organizer'])}")
+    attendees = event.get("attendees") or []
+    if attendees:
+        lines.append(f"Attendees ({len(attendees)}):")
+        for who in attendees:
+            answer = RESPONSES.get(who.get("responseStatus", ""), who.get("responseStatus", "?"))
+            extra = " (optional)" if who.get("optional") else ""
+            extra += " (you)" if who.get("self") else ""
+            lines.append(f"- {_person(who)}: {answer}{extra}")
+    for item in event.get("attachments") or []:
+        lines.append(f"Attachment: {item.get('title', 'file')} {item.get('fileUrl', '')}".rstrip())
+    if event.get("htmlLink"):
+        lines.append(f"Link: {event['htmlLink']}")
+    description = event.get("description")
+    if description:
+        text = html_to_text(description) if "<" in description else description
+        lines.append("\n" + cap(text.strip(), google.section.max_chars))
+    return "\n".join(lines)
+
+
+def _free(
+    busy: list[tuple[datetime, datetime]], begin: datetime, finish: datetime, zone: tzinfo
+) -> list[tuple[datetime, datetime]]:
+    """Gaps of at least MIN_FREE in working hours on weekdays, outside every busy block."""
+    slots = []
+    day = begin.astimezone(zone).date()
+    while datetime.combine(day, time(0), zone) < finish:
+        if day.weekday() < 5:
+            lo = max(begin, datetime.combine(day, time(WORK_HOURS[0]), zone))
+            hi = min(finish, datetime.combine(day, time(WORK_HOURS[1]), zone))
+            for start, stop in sorted(busy):
+                if stop <= lo or start >= hi:
+                    continue
+                if start - lo >= MIN_FREE:
+                    slots.append((lo, start))
+                lo = max(lo, stop)
+            if hi - lo >= MIN_FREE:
+                slots.append((lo, hi))
+        day += timedelta(days=1)
+    return slots
+
+
+def _span(start: datetime, stop: datetime, zone: tzinfo) -> str:
+    a, b = start.astimezone(zone), stop.astimezone(zone)
+    tail = f"{b:%H:%M}" if a.date() == b.date() else f"{b:%a %Y-%m-%d %H:%M}"
+    return f"{a:%a %Y-%m-%d %H:%M}–{tail}"
+
+
+def free_busy(ctx: RunContext[Any], start: str, end: str = "", people: str = "") -> ToolResult:
+    """When the user (and others) are busy, and the free slots they share on weekdays 9–18.
+
+    Args:
+        start: first day, YYYY-MM-DD.
+        end: last day, YYYY-MM-DD (included); default the start day.
+        people: other people's email addresses, comma-separated.
+    """
+    zone = user_zone(services(ctx).section.time_zone)
+    begin = parse_when(start, zone)
+    finish = parse_when(end or start, zone, end=True)
+    if finish <= begin:
+        raise ModelRetry(f"end ({end}) must be after start ({start}). {FORMAT_HINT}")
+    if finish - begin > timedelta(days=62):
+        raise ModelRetry("Ask for at most 62 days at once (Google's free/busy limit).")
+    others = [p.strip() for p in people.split(",") if p.strip()]
+    body: dict[str, Any] = {
+        "timeMin": begin.isoformat(),
+        "timeMax": finish.isoformat(),
+        "items": [{"id": "primary"}] + [{"id": who} for who in others],
+    }
+    if isinstance(zone, ZoneInfo):
+        body["timeZone"] = zone.key
+    answer = call(ctx, "calendar", lambda cal: cal.freebusy().query(body=body))
+    calendars = answer.get("calendars", {})
+    lines = [
+        f"Busy times {begin:%Y-%m-%d} to {(finish - timedelta(seconds=1)):%Y-%m-%d} "
+        f"({getattr(zone, 'key', str(zone))}):"
+    ]
+    everyone: list[tuple[datetime, datetime]] = []
+    unknown = []
+    for who in ["primary", *others]:
+        entry = calendars.get(who, {})
+        if entry.get("errors"):
+            unknown.append(who)
+            continue
+        blocks = [
+            (datetime.fromisoformat(b["start"]), datetime.fromisoformat(b["end"]))
+            for b in entry.get("busy", [])
+        ]
+        everyone += blocks
+        name = "you" if who == "primary" else who
+        shown = ", ".join(_span(a, b, zone) for a, b in blocks) or "free the whole time"
+        lines.append(f"- {name}: {shown}")
+    if unknown:
+        lines.append(f"- unknown (calendar not shared with the user): {', '.join(unknown)}")
+    slots = _free(everyone, begin, finish, zone)
+    lines.append(
+        "Free for everyone (weekdays 09:00–18:00): "
+        + (", ".join(_span(a, b, zone) for a, b in slots) or "no slot of 30 minutes or more")
+    )
+    return ToolResult(display="\n".join(lines), count=len(slots), has_more=False)

@@ -49,10 +49,11 @@ def _kind(mime: str) -> str:
 
 
 def search_drive(ctx: RunContext[Any], query: str, page: int = 1) -> ToolResult:
-    """Search the user's Google Drive for files whose name or content contains `query`.
+    """Search Google Drive files by name or content; 10 per page, with ids.
 
-    Returns up to 10 files per page with their ids (for read_drive_file) and links. When
-    has_more is true and the user wants more, call again with the same query and page + 1.
+    Args:
+        query: words to look for.
+        page: 1 first; the next page while has_more is true.
     """
     query = query.strip()
     if not query:
@@ -127,10 +128,10 @@ def _export(ctx: RunContext[Any], file_id: str, formats: list[str]) -> bytes:
 
 
 def read_drive_file(ctx: RunContext[Any], file_id: str) -> str:
-    """Read a Google Drive file by its id (from search_drive).
+    """Read a Drive file as text (Docs as Markdown, Sheets as CSV).
 
-    Google Docs come back as Markdown, Sheets as CSV (first sheet), Slides and text files as
-    text; other files (PDFs, images, ...) are described with a link. Long files are cut.
+    Args:
+        file_id: an id from search_drive.
     """
     file_id = file_id.strip()
     if not ID_RE.match(file_id):

@@ -1,4 +1,5 @@
-"""Gmail tools: list, search and read mail; create drafts (Co never sends mail)."""
+"""Gmail tools: list, search and read mail and threads, attachments, labels; create drafts
+(Co never sends mail)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from typing import Any
 from pydantic_ai import ModelRetry, RunContext
 
 from co_core import ToolResult
-from co_google.tools._call import call, cap, services
+from co_google import recipients as R
+from co_google.auth import GoogleAuthProblem
+from co_google.services import GoogleApiError
+from co_google.tools._call import call, call_many, cap, services
 
 MAX_LIMIT = 50
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
@@ -34,6 +38,18 @@ SYSTEM_LABELS = {
     "CATEGORY_FORUMS",
 }
 SHOWN_HEADERS = ["From", "To", "Cc", "Date", "Subject"]
+LIST_HEADERS = ["From", "Subject", "Date"]
+TEXT_TYPES = {
+    "application/json",
+    "application/xml",
+    "application/x-yaml",
+    "application/yaml",
+    "application/csv",
+    "application/x-sh",
+    "application/sql",
+    "application/ics",
+}
+TEXT_EXTENSIONS = {".txt", ".md", ".csv", ".json", ".xml", ".yaml", ".yml", ".ics", ".log", ".html"}
 DRAFT_LINK = "https://mail.google.com/mail/u/0/#drafts?compose={}"
 
 
@@ -56,15 +72,24 @@ def _check_id(email_id: str) -> str:
     return email_id
 
 
+def _labels(ctx: RunContext[Any], fresh: bool = False) -> list[dict[str, Any]]:
+    """The user's labels, listed once per session (again when a name is not found)."""
+    google = services(ctx)
+    if google.labels is None or fresh:
+        listed = call(ctx, "gmail", lambda g: g.users().labels().list(userId="me"))
+        google.labels = list(listed.get("labels", []))
+    return google.labels
+
+
 def _label_id(ctx: RunContext[Any], label: str) -> str:
     label = label.strip() or "INBOX"
     if label.upper() in SYSTEM_LABELS:
         return label.upper()
-    labels = call(ctx, "gmail", lambda g: g.users().labels().list(userId="me")).get("labels", [])
-    for item in labels:
-        if label.lower() in (item.get("name", "").lower(), item.get("id", "").lower()):
-            return item["id"]
-    names = ", ".join(sorted(item.get("name", "") for item in labels)) or "none"
+    for fresh in (False, True):
+        for item in _labels(ctx, fresh):
+            if label.lower() in (item.get("name", "").lower(), item.get("id", "").lower()):
+                return item["id"]
+    names = ", ".join(sorted(item.get("name", "") for item in _labels(ctx))) or "none"
     raise ModelRetry(f"There is no Gmail label {label!r}. Labels: {names}")
 
 
@@ -73,22 +98,22 @@ def _listing(ctx: RunContext[Any], what: str, **params: Any) -> ToolResult:
     refs = response.get("messages", [])
     if not refs:
         return ToolResult.empty(f"No emails {what}.")
+
+    found = call_many(
+        ctx,
+        "gmail",
+        lambda g: [
+            g.users()
+            .messages()
+            .get(userId="me", id=ref["id"], format="metadata", metadataHeaders=LIST_HEADERS)
+            for ref in refs
+        ],
+    )
+    # An email deleted between the listing and the batch is left out.
+    pairs = [(ref, message) for ref, message in zip(refs, found, strict=True) if message]
+    refs = [ref for ref, _message in pairs]
     lines = []
-    for number, ref in enumerate(refs, start=1):
-        message = call(
-            ctx,
-            "gmail",
-            lambda g, ref=ref: (
-                g.users()
-                .messages()
-                .get(
-                    userId="me",
-                    id=ref["id"],
-                    format="metadata",
-                    metadataHeaders=["From", "Subject", "Date"],
-                )
-            ),
-        )
+    for number, (ref, message) in enumerate(pairs, start=1):
         head = _headers(message.get("payload", {}))
         unread = " [unread]" if "UNREAD" in message.get("labelIds", []) else ""
         lines.append(
@@ -109,14 +134,24 @@ def _listing(ctx: RunContext[Any], what: str, **params: Any) -> ToolResult:
 
 
 def list_emails(ctx: RunContext[Any], label: str = "INBOX", limit: int = 10) -> ToolResult:
-    """List the newest emails under a Gmail label (INBOX, UNREAD, SENT, STARRED or a user label)."""
+    """List the newest emails under a Gmail label, with their ids.
+
+    Args:
+        label: INBOX, UNREAD, SENT, STARRED or one of the user's labels.
+        limit: how many, 1 to 50.
+    """
     limit = _check_limit(limit)
     label_id = _label_id(ctx, label)
     return _listing(ctx, f"under {label}", labelIds=[label_id], maxResults=limit)
 
 
 def search_emails(ctx: RunContext[Any], query: str, limit: int = 10) -> ToolResult:
-    """Search Gmail with Gmail's query syntax, e.g. `from:alice has:attachment newer_than:7d`."""
+    """Search Gmail, newest first, with their ids.
+
+    Args:
+        query: Gmail search syntax, e.g. from:alice has:attachment newer_than:7d.
+        limit: how many, 1 to 50.
+    """
     query = query.strip()
     if not query:
         raise ModelRetry(
@@ -178,95 +213,210 @@ def html_to_text(markup: str) -> str:
     return re.sub(r"\n\s*\n+", "\n\n", re.sub(r"[ \t]+", " ", text)).strip()
 
 
+def _attachments(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    return [part for part in _walk(payload) if part.get("filename")]
+
+
 def body_text(payload: dict[str, Any]) -> tuple[str, list[str]]:
     """The body (text/plain preferred over HTML) and attachment descriptions."""
-    plain, rich, attachments = [], [], []
+    plain, rich = [], []
     for part in _walk(payload):
         mime = part.get("mimeType", "")
         body = part.get("body", {}) or {}
         if part.get("filename"):
-            attachments.append(f"{part['filename']} ({mime}, {body.get('size', 0)} bytes)")
-        elif body.get("data") and mime == "text/plain":
+            continue
+        if body.get("data") and mime == "text/plain":
             plain.append(_decode(body["data"], _charset(part)))
         elif body.get("data") and mime == "text/html":
             rich.append(html_to_text(_decode(body["data"], _charset(part))))
+    attachments = [
+        f"{number}. {part['filename']} ({part.get('mimeType', '')}, "
+        f"{(part.get('body') or {}).get('size', 0)} bytes)"
+        for number, part in enumerate(_attachments(payload), start=1)
+    ]
     text = "\n".join(plain) if plain else "\n".join(rich)
     return text.strip(), attachments
 
 
-def read_email(ctx: RunContext[Any], email_id: str) -> str:
-    """Read one email by id (from list_emails or search_emails): headers and the text body."""
-    email_id = _check_id(email_id)
-    message = call(
-        ctx,
-        "gmail",
-        lambda g: g.users().messages().get(userId="me", id=email_id, format="full"),
-        not_found=f"No email has id {email_id!r}; use an id from list_emails or search_emails.",
-    )
+def _message_text(message: dict[str, Any], limit: int) -> str:
     payload = message.get("payload", {})
     head = _headers(payload)
     lines = [f"{name}: {head[name.lower()]}" for name in SHOWN_HEADERS if head.get(name.lower())]
     text, attachments = body_text(payload)
     if attachments:
         lines.append("Attachments: " + "; ".join(attachments))
-    limit = services(ctx).section.max_chars
     return "\n".join(lines) + "\n\n" + (cap(text, limit) if text else "(no text body)")
 
 
-def _recipients(to: str) -> str:
-    if "\n" in to or "\r" in to:
-        raise ModelRetry("`to` must be email addresses on one line, separated by commas.")
-    pairs = email.utils.getaddresses([to])
-    addresses = [addr for _name, addr in pairs if addr]
-    bad = [
-        addr
-        for addr in addresses
-        if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+", addr)
-    ]
-    if not addresses or bad:
-        raise ModelRetry(
-            f"{to!r} is not a list of email addresses; use e.g. 'alice@example.com, bob@example.org'."
-        )
-    return ", ".join(email.utils.formataddr(pair) for pair in pairs if pair[1])
+def _not_found(email_id: str) -> str:
+    return f"No email has id {email_id!r}; use an id from list_emails or search_emails."
 
 
-def draft_email(
-    ctx: RunContext[Any], to: str, subject: str, body: str, reply_to_id: str | None = None
-) -> str:
-    """Create a Gmail draft (it is NOT sent; the user reviews and sends it in Gmail).
+def read_email(ctx: RunContext[Any], email_id: str, thread: bool = False) -> str:
+    """Read an email by id: headers, text body, attachment names.
 
-    Give reply_to_id (an email id) to draft a reply in that email's thread.
+    Args:
+        email_id: an id from list_emails or search_emails.
+        thread: true to read the whole conversation it belongs to.
     """
-    recipients = _recipients(to)
-    if "\n" in subject or "\r" in subject:
-        raise ModelRetry("subject must be one line.")
-    message = EmailMessage()
-    message["To"] = recipients
-    message["Subject"] = subject
-    message.set_content(body)
-    draft: dict[str, Any] = {}
-    if reply_to_id:
-        reply_to_id = _check_id(reply_to_id)
-        original = call(
+    email_id = _check_id(email_id)
+    limit = services(ctx).section.max_chars
+    if not thread:
+        message = call(
+            ctx,
+            "gmail",
+            lambda g: g.users().messages().get(userId="me", id=email_id, format="full"),
+            not_found=_not_found(email_id),
+        )
+        return _message_text(message, limit)
+    thread_id, _subject = _thread_of(ctx, email_id)
+    found = call(
+        ctx,
+        "gmail",
+        lambda g: g.users().threads().get(userId="me", id=thread_id, format="full"),
+        not_found=_not_found(email_id),
+    )
+    messages = found.get("messages", [])
+    each = max(500, limit // max(1, len(messages)))
+    parts = [
+        f"── {number} of {len(messages)} · id: {message.get('id')}\n" + _message_text(message, each)
+        for number, message in enumerate(messages, start=1)
+    ]
+    return f"Conversation of {len(messages)} emails, oldest first.\n\n" + "\n\n".join(parts)
+
+
+def _thread_of(ctx: RunContext[Any], email_id: str) -> tuple[str, str]:
+    """The thread id and subject of an email."""
+    message = call(
+        ctx,
+        "gmail",
+        lambda g: (
+            g.users()
+            .messages()
+            .get(userId="me", id=email_id, format="metadata", metadataHeaders=["Subject"])
+        ),
+        not_found=_not_found(email_id),
+    )
+    return str(message.get("threadId", email_id)), _headers(message.get("payload", {})).get(
+        "subject", ""
+    )
+
+
+def _is_text(mime: str, name: str) -> bool:
+    suffix = name[name.rfind(".") :].lower() if "." in name else ""
+    return mime.startswith("text/") or mime in TEXT_TYPES or suffix in TEXT_EXTENSIONS
+
+
+def read_email_attachment(ctx: RunContext[Any], email_id: str, attachment: str) -> str:
+    """Read a text attachment (txt, csv, json, ics, html, ...) of an email.
+
+    Args:
+        email_id: the email's id.
+        attachment: its file name or number as read_email lists it.
+    """
+    email_id = _check_id(email_id)
+    message = call(
+        ctx,
+        "gmail",
+        lambda g: g.users().messages().get(userId="me", id=email_id, format="full"),
+        not_found=_not_found(email_id),
+    )
+    parts = _attachments(message.get("payload", {}))
+    if not parts:
+        raise ModelRetry(f"Email {email_id!r} has no attachments.")
+    wanted = attachment.strip()
+    names = [part["filename"] for part in parts]
+    if wanted.isdigit() and 1 <= int(wanted) <= len(parts):
+        part = parts[int(wanted) - 1]
+    else:
+        exact = [p for p in parts if p["filename"].lower() == wanted.lower()]
+        loose = [p for p in parts if wanted.lower() and wanted.lower() in p["filename"].lower()]
+        if not (exact or len(loose) == 1):
+            raise ModelRetry(f"No attachment {attachment!r}; this email has: {', '.join(names)}")
+        part = (exact or loose)[0]
+    name, mime = part["filename"], part.get("mimeType", "")
+    body = part.get("body") or {}
+    if not _is_text(mime, name):
+        return (
+            f"[{name} is {mime or 'a file'} ({body.get('size', 0)} bytes): Co cannot show "
+            "it as text; the user can open it in Gmail.]"
+        )
+    data = body.get("data")
+    if not data:
+        att_id = body.get("attachmentId", "")
+        data = call(
             ctx,
             "gmail",
             lambda g: (
-                g.users()
-                .messages()
-                .get(
-                    userId="me",
-                    id=reply_to_id,
-                    format="metadata",
-                    metadataHeaders=["Message-ID", "References", "Subject"],
-                )
+                g.users().messages().attachments().get(userId="me", messageId=email_id, id=att_id)
             ),
-            not_found=f"No email has id {reply_to_id!r} to reply to.",
-        )
-        head = _headers(original.get("payload", {}))
+        ).get("data", "")
+    text = _decode(data, _charset(part))
+    if mime == "text/html" or name.lower().endswith(".html"):
+        text = html_to_text(text)
+    return f"# {name} ({mime})\n\n" + cap(text, services(ctx).section.max_chars)
+
+
+def _shown(pairs: list[tuple[str, str]]) -> str:
+    return ", ".join(email.utils.formataddr(pair) for pair in pairs)
+
+
+def draft_email(
+    ctx: RunContext[Any],
+    body: str,
+    to: str = "",
+    subject: str = "",
+    cc: str = "",
+    bcc: str = "",
+    reply_to_id: str = "",
+    reply_all: bool = False,
+) -> str:
+    """Create a Gmail draft for the user to review and send (it is NOT sent).
+
+    Args:
+        body: the email text.
+        to: recipients, comma-separated (a reply defaults to the sender).
+        subject: needed for a new email; a reply keeps "Re: <original subject>".
+        cc: copy recipients, comma-separated.
+        bcc: hidden recipients, comma-separated.
+        reply_to_id: id of an email to reply to, in its thread.
+        reply_all: with reply_to_id, also answer everyone it was sent to.
+    """
+    google = services(ctx)
+    reply_to_id = _check_id(reply_to_id) if reply_to_id.strip() else ""
+    if "\n" in subject or "\r" in subject:
+        raise ModelRetry("subject must be one line.")
+    args = {"to": to, "cc": cc, "bcc": bcc, "reply_to_id": reply_to_id, "reply_all": reply_all}
+    try:
+        to_pairs, cc_pairs, bcc_pairs = R.addressed(google, args)
+    except R.BadAddresses as exc:
+        raise ModelRetry(str(exc)) from exc
+    except GoogleApiError as exc:
+        if exc.kind == "not_found":
+            raise ModelRetry(f"No email has id {reply_to_id!r} to reply to.") from exc
+        raise ModelRetry(str(exc)) from exc
+    except GoogleAuthProblem as exc:
+        raise ModelRetry(str(exc)) from exc
+    if not to_pairs:
+        raise ModelRetry("`to` is empty: give the recipients' email addresses.")
+    message = EmailMessage()
+    draft: dict[str, Any] = {}
+    if reply_to_id:
+        thread_id, head = google.reply_heads[reply_to_id]
+        subject = R.reply_subject(head.get("subject", ""))
         if head.get("message-id"):
             message["In-Reply-To"] = head["message-id"]
             message["References"] = (head.get("references", "") + " " + head["message-id"]).strip()
-        draft["threadId"] = original.get("threadId")
+        draft["threadId"] = thread_id
+    elif not subject.strip():
+        raise ModelRetry("subject is empty: a new email needs a subject.")
+    message["To"] = _shown(to_pairs)
+    if cc_pairs:
+        message["Cc"] = _shown(cc_pairs)
+    if bcc_pairs:
+        message["Bcc"] = _shown(bcc_pairs)
+    message["Subject"] = subject
+    message.set_content(body)
     draft["raw"] = base64.urlsafe_b64encode(message.as_bytes()).decode("ascii")
     created = call(
         ctx,
@@ -274,7 +424,51 @@ def draft_email(
         lambda g: g.users().drafts().create(userId="me", body={"message": draft}),
     )
     message_id = created.get("message", {}).get("id", created.get("id", ""))
+    copies = "".join(
+        f", {label} {_shown(pairs)}"
+        for label, pairs in (("cc", cc_pairs), ("bcc", bcc_pairs))
+        if pairs
+    )
     return (
-        f"Draft created (not sent) to {recipients}: {subject!r}. "
+        f"Draft created (not sent) to {_shown(to_pairs)}{copies}: {subject!r}. "
         f"Review and send it in Gmail: {DRAFT_LINK.format(message_id)}"
     )
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def label_email(
+    ctx: RunContext[Any], email_id: str, add: str = "", remove: str = "", archive: bool = False
+) -> str:
+    """Change the labels of an email's conversation, or archive it.
+
+    Args:
+        email_id: an id from list_emails or search_emails.
+        add: label names to add, comma-separated (e.g. Receipts, STARRED).
+        remove: label names to remove, comma-separated (e.g. UNREAD).
+        archive: true to take it out of the inbox.
+    """
+    email_id = _check_id(email_id)
+    added = [_label_id(ctx, name) for name in _names(add)]
+    removed = [_label_id(ctx, name) for name in _names(remove)] + (["INBOX"] if archive else [])
+    if not added and not removed:
+        raise ModelRetry("Nothing to change: give labels to add or remove, or archive=true.")
+    thread_id, subject = _thread_of(ctx, email_id)
+    body = {"addLabelIds": added, "removeLabelIds": list(dict.fromkeys(removed))}
+    changed = call(
+        ctx,
+        "gmail",
+        lambda g: g.users().threads().modify(userId="me", id=thread_id, body=body),
+    )
+    count = len(changed.get("messages", [])) or 1
+    names = {item["id"]: item.get("name", item["id"]) for item in _labels(ctx)}
+    done = [f"added {', '.join(names.get(i, i) for i in added)}"] if added else []
+    if archive:
+        done.append("archived it")
+    others = [i for i in removed if i != "INBOX" or not archive]
+    if others:
+        done.append(f"removed {', '.join(names.get(i, i) for i in others)}")
+    noun = "email" if count == 1 else "emails"
+    return f"Conversation {subject!r} ({count} {noun}): " + "; ".join(done) + "."

@@ -1,0 +1,103 @@
+"""People, direct messages, search with a user token, and the canonical channel key."""
+
+from __future__ import annotations
+
+import pytest
+from co_slack.tools import find_slack_user, post_slack_message, read_slack_channel, search_slack
+from pydantic_ai import ModelRetry
+from slack_fake import USER_TOKEN
+
+
+def test_find_people_by_name_handle_email_or_id(make_ctx, fake):
+    ctx = make_ctx()
+    by_name = find_slack_user(ctx, "hopper")
+    assert by_name.display == (
+        "Grace Hopper (@grace) · U0GRACE001 · Rear Admiral · grace@acme.test · Europe/Paris"
+    )
+    assert find_slack_user(ctx, "@ada").count == 1
+    assert len(fake.calls("users.list")) == 1  # the directory is listed once per session
+    by_mail = find_slack_user(ctx, "ADA@acme.test")
+    assert "Ada Lovelace (@ada) · U0ADA00001" in by_mail.display
+    assert fake.calls("users.lookupByEmail")[0].params["email"] == "ADA@acme.test"
+    assert find_slack_user(ctx, "U0GRACE001").count == 1
+    assert find_slack_user(ctx, "nobody@acme.test").count == 0
+
+
+def test_without_users_read_email_addresses_are_not_shown(make_ctx, fake):
+    fake.scopes.discard("users:read.email")
+    assert "grace@acme.test" not in find_slack_user(make_ctx(), "grace").display
+
+
+def test_a_direct_message_to_a_person_and_reading_it_back(make_ctx, fake):
+    ctx = make_ctx()
+    reply = post_slack_message(ctx, "@grace", "Your build is green")
+    assert reply.startswith("Posted to @grace: https://acme.slack.com/archives/D0GRACE001/")
+    (opened,) = fake.calls("conversations.open")
+    assert opened.params["users"] == "U0GRACE001"
+    assert fake.posted[0].params["channel"] == "D0GRACE001"
+    dm = read_slack_channel(ctx, "U0GRACE001")
+    assert dm.display.startswith("@grace: 1 message") and "Your build is green" in dm.display
+
+
+def test_reading_dms_without_im_history_names_the_scope(make_ctx, fake):
+    fake.scopes.discard("im:history")
+    with pytest.raises(ModelRetry, match="lacks the OAuth scope im:history"):
+        read_slack_channel(make_ctx(), "@ada")
+
+
+def test_search_needs_a_user_token_and_says_so(make_ctx, fake):
+    with pytest.raises(ModelRetry, match="user token.*SLACK_USER_TOKEN"):
+        search_slack(make_ctx(), "release")
+    assert fake.calls("search.messages") == []
+
+
+def test_search_with_a_user_token(make_ctx, fake, monkeypatch, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("SLACK_USER_TOKEN", USER_TOKEN)
+    ctx = make_ctx()
+    result = search_slack(ctx, "release train")
+    assert USER_TOKEN not in caplog.text and USER_TOKEN not in result.display
+    assert USER_TOKEN not in repr(ctx.deps.settings.section("slack"))
+    assert result.count == 1 and not result.has_more
+    assert "#general  " in result.display and "grace: Release train leaves Friday" in result.display
+    assert "https://acme.slack.com/archives/C0GENERAL1/p1700000020000200" in result.display
+    (call,) = fake.calls("search.messages")
+    assert call.authorization == f"Bearer {USER_TOKEN}"
+
+
+def test_a_bot_token_given_as_user_token_is_refused_clearly(make_ctx, fake, monkeypatch):
+    monkeypatch.setenv("SLACK_USER_TOKEN", fake.token)
+    with pytest.raises(ModelRetry, match="search needs a user token"):
+        search_slack(make_ctx(), "release")
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("general", "#general"),
+        ("#General", "#general"),
+        ("GENERAL", "#general"),
+        ("<#C0GENERAL1|general>", "#general"),
+        ("@Grace", "@grace"),
+    ],
+)
+def test_channel_keys_from_names_need_no_network(make_ctx, fake, typed, key):
+    from co_slack.connection import canonical_channel
+
+    slack = make_ctx().deps.resource("slack")
+    assert canonical_channel(slack, typed) == key
+    assert fake.requests == []
+
+
+def test_channel_keys_from_ids_are_looked_up_once(make_ctx, fake):
+    from co_slack.connection import canonical_channel
+
+    slack = make_ctx().deps.resource("slack")
+    assert canonical_channel(slack, "C0RELEASE1") == "#releases"
+    assert canonical_channel(slack, "<#C0RELEASE1>") == "#releases"
+    assert canonical_channel(slack, "U0GRACE001") == "@grace"
+    assert canonical_channel(slack, "<@U0GRACE001>") == "@grace"
+    assert [r.method for r in fake.requests] == ["conversations.info", "users.info"]
+    assert canonical_channel(slack, "C0NOPE0001") == "C0NOPE0001"  # Slack does not know it
