@@ -17,6 +17,7 @@ from co_core import snapshots
 from co_core.telemetry import span
 from co_shell import pathsafe
 from co_shell.sandbox import CommandResult, SandboxError, check
+from co_shell.sandbox.base import SHELL
 
 TAIL_CHARS = 4000
 
@@ -36,6 +37,7 @@ def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
     """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry."""
     sandbox = ctx.deps.resource("sandbox")
     settings = ctx.deps.section("shell")
+    sandbox.prepare()  # e.g. a new container's placeholders for .git/.co are not a change
     before = snapshots.take(ctx.deps.workspace) if settings.track_shell_changes else None
     backend = getattr(sandbox, "name", type(sandbox).__name__)
     try:
@@ -56,14 +58,15 @@ def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
 
 
 def run_shell_command(ctx: RunContext[Any], cmd: str) -> str:
-    """Run a shell command (sh -c) in the sandboxed workspace and return its output.
+    """Run a bash command (bash -c) in the sandboxed workspace and return its output.
 
     The workspace is the current directory; there is no network unless the user allowed
-    it. A failing command (non-zero exit, timeout) comes back as an error with its output.
+    it; .git and .co are read-only. A failing command (non-zero exit, timeout) comes back
+    as an error with its output. Background processes end when the command returns.
     """
     if not cmd.strip():
         raise ModelRetry("cmd is empty; give a shell command such as 'ls -la'")
-    return run_in_sandbox(ctx, ["sh", "-c", cmd])
+    return run_in_sandbox(ctx, [*SHELL, cmd])
 
 
 def run_python(

@@ -1,11 +1,12 @@
 """The bubblewrap backend: no daemon, a fresh namespace per command.
 
 The system directories are mounted read-only, the workspace read-write at
-``/workspace``, a private ``/tmp``, no network (unless allowed), no host home
-directories, a new PID namespace (everything dies with the command), a minimal
-environment. Limits come from a cgroup where Co may create one (pids, memory, CPU),
-otherwise from rlimits (address space, process count); the timeout kills the whole
-sandbox. When Co runs as root, the command runs as uid 1000 instead.
+``/workspace`` except ``.git`` and ``.co`` (read-only, see ``protect``), a private
+``/tmp``, no network (unless allowed), no host home directories, a new PID namespace
+(everything the command started dies with it), a minimal environment. Limits come from
+a cgroup where Co may create one (pids, memory, CPU), otherwise from rlimits (address
+space, process count); the timeout kills the whole sandbox. When Co runs as root, the
+command runs as uid 1000 instead.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 import weakref
 from pathlib import Path
 
+from co_shell.sandbox import protect
 from co_shell.sandbox.base import (
     WORKDIR,
     CommandResult,
@@ -53,6 +55,8 @@ def probe(uid: int, gid: int) -> str | None:
     exe = shutil.which("bwrap")
     if exe is None:
         return "bwrap is not installed"
+    if shutil.which("bash") is None:
+        return "bash is not installed (Co runs commands with bash: apt install bash)"
     cmd = [exe, "--unshare-all", "--die-with-parent", *_system_mounts(), "--", "true"]
     ids = {"user": uid, "group": gid, "extra_groups": []} if os.getuid() == 0 else {}
     try:
@@ -93,17 +97,22 @@ class BubblewrapSandbox:
         )
         if done.returncode != 0:
             detail = done.stderr.decode(errors="replace").strip()[:200]
+            detail = detail.replace(str(self.workspace), "the workspace")
             raise SandboxUnavailable(
                 f"bubblewrap: Co runs as root, so commands run as uid {self.uid}, which cannot "
-                f"use {self.workspace} ({detail}); make the folder and its parents accessible "
-                "to that user, or run Co as a normal user"
+                f"use the workspace folder ({detail}); make the folder and its parents "
+                "accessible to that user, or run Co as a normal user"
             )
 
-    def argv(self, command: list[str]) -> list[str]:
+    def argv(self, command: list[str], read_only: tuple[str, ...] = ()) -> list[str]:
+        """The whole bwrap command line; ``read_only`` names workspace entries bound read-only."""
         net = ["--share-net"] if self.settings.network else []
         env: list[str] = []
         for key, value in minimal_env().items():
             env += ["--setenv", key, value]
+        guarded: list[str] = []
+        for name in read_only:
+            guarded += ["--ro-bind", str(self.workspace / name), f"{WORKDIR}/{name}"]
         return [
             self.exe,
             "--unshare-all",
@@ -115,6 +124,7 @@ class BubblewrapSandbox:
             "--dev", "/dev",
             "--tmpfs", "/tmp",
             "--bind", str(self.workspace), WORKDIR,
+            *guarded,
             "--remount-ro", "/",
             "--chdir", WORKDIR,
             "--hostname", "co-sandbox",
@@ -142,14 +152,22 @@ class BubblewrapSandbox:
         drop = (self.uid, self.gid) if os.getuid() == 0 else None
         # with a cgroup, memory is capped there (OOM kill) instead of by address space
         memory = None if cgroup else parse_size(s.memory)
-        return run_process(
-            self.argv(argv),
-            env=minimal_env(),
-            cwd=str(self.workspace),
-            timeout=timeout,
-            output_limit=s.output_limit,
-            preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
-        )
+        with protect.one_at_a_time(self.workspace):
+            held = protect.hold(self.workspace)
+            try:
+                return run_process(
+                    self.argv(argv, held.names),
+                    env=minimal_env(),
+                    cwd=str(self.workspace),
+                    timeout=timeout,
+                    output_limit=s.output_limit,
+                    preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
+                )
+            finally:
+                protect.release(self.workspace)
+
+    def prepare(self) -> None:
+        """Nothing to start: every command gets its own namespaces."""
 
     def close(self) -> None:
         """Remove the cgroup; nothing else lingers (every command had its own namespaces)."""

@@ -1,9 +1,10 @@
 """Run a local process with a deadline, a capped output and resource limits.
 
-Shared by the bubblewrap and the host backends. The process gets its own session so a
-timeout kills it and everything in its process group; rlimits cap memory (address
-space), the number of processes (the user's current count plus ``pids``), file size and
-core dumps.
+Shared by the bubblewrap and the host backends. The process gets its own session, and
+its process group is killed when it returns or times out (bubblewrap's PID namespace
+does the rest: when the command ends, so does everything in it); rlimits cap memory
+(address space), the number of processes (the user's current count plus ``pids``), file
+size and core dumps.
 """
 
 from __future__ import annotations
@@ -137,7 +138,12 @@ def run_process(
         code = proc.wait(max(0.0, deadline - time.perf_counter()))
     except subprocess.TimeoutExpired:
         timed_out = True
+        code = None
+    try:  # whatever the command left in its process group ends with it
         os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if code is None:
         code = proc.wait()
     proc.stdout.close()
     return CommandResult(
