@@ -325,3 +325,48 @@ def test_host_git_does_not_run_what_the_sandbox_wrote(deps: Any, workspace: Path
         capture_output=True,
     )
     assert not (workspace / "OWNED").exists()
+
+
+# -- Docker keeps one container: .git/.co replaced on the host must not come unprotected ---------
+
+
+def test_docker_rebuilds_when_git_is_replaced_on_the_host(co_dirs: Path, workspace: Path) -> None:
+    _git_repo(workspace)
+    chown_tree(workspace)
+    deps = deps_for("docker", workspace)
+    try:
+        shell(deps, "true")
+        first = deps.resource("sandbox").container().id
+        # the user re-creates the repository: the container's mount held the old folder
+        shutil.rmtree(workspace / ".git")
+        (workspace / ".git").mkdir()
+        chown_tree(workspace)
+        shell(deps, f"{EVIL_CONFIG} > .git/config; {HOOK} > .git/hooks")
+        assert not (workspace / ".git/config").exists()
+        assert not (workspace / ".git/hooks").exists()
+        assert deps.resource("sandbox").container().id != first
+    finally:
+        deps.close()
+
+
+def test_docker_does_not_reuse_a_kept_container_whose_mounts_went_stale(
+    co_dirs: Path, workspace: Path
+) -> None:
+    chown_tree(workspace)
+    kept = deps_for("docker", workspace, keep_container=True)
+    try:
+        shell(kept, "true")
+    finally:
+        kept.close()  # left running for the next session, .co held by a placeholder
+    # The same file under a new name entry: same inode (so the same identity as when the
+    # container was made), but the container's mount sat on the removed entry.
+    os.link(workspace / ".co", workspace / "keep")
+    os.unlink(workspace / ".co")
+    os.link(workspace / "keep", workspace / ".co")
+    os.unlink(workspace / "keep")
+    later = deps_for("docker", workspace)
+    try:
+        shell(later, f"rm -f .co; mkdir .co && {ALLOW_ALL} > .co/policy.json")
+        assert not (workspace / ".co/policy.json").exists()
+    finally:
+        later.close()
