@@ -8,6 +8,7 @@ command changed in the workspace is recorded (snapshot before, compare after) so
 
 from __future__ import annotations
 
+import os
 import shlex
 from typing import Any
 
@@ -90,8 +91,10 @@ def run_python(
         real = pathsafe.resolve(ctx.deps.workspace, path or "")
     except pathsafe.PathRefused as exc:
         raise ModelRetry(str(exc)) from exc
-    if not real.is_file():
-        raise ModelRetry(f"no file {path!r} in the workspace; use list_files to find it")
-    return run_in_sandbox(
-        ctx, ["python3", pathsafe.relative(ctx.deps.workspace, real), *(args or [])]
-    )
+    shown = pathsafe.relative(ctx.deps.workspace, real)
+    if os.path.isdir(real):
+        raise ModelRetry(f"{shown!r} is a folder; give a .py file in it")
+    if not os.path.isfile(real):
+        raise ModelRetry(f"no file {shown!r} in the workspace; list_files shows what exists")
+    # "./" so that a script named like an option ("-c") is still run as a file
+    return run_in_sandbox(ctx, ["python3", os.path.join(".", shown), *(args or [])])
