@@ -13,6 +13,7 @@ import secrets
 import shutil
 import stat
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -370,3 +371,39 @@ def test_docker_does_not_reuse_a_kept_container_whose_mounts_went_stale(
         assert not (workspace / ".co/policy.json").exists()
     finally:
         later.close()
+
+
+CRASHING_SESSION = """
+import sys
+from pathlib import Path
+from co_shell.sandbox import build
+from co_shell.settings import ShellSettings
+
+settings = ShellSettings(sandbox="docker", image=sys.argv[2], keep_container=True, timeout=600)
+box = build("docker", settings, Path(sys.argv[1]))
+box.run(["bash", "-c", "while :; do echo x >> crash.log; sleep 0.1; done"])
+"""
+
+
+def test_docker_ends_what_a_killed_session_left_running(co_dirs: Path, workspace: Path) -> None:
+    image = require_backend("docker")
+    chown_tree(workspace)
+    session = subprocess.Popen([sys.executable, "-c", CRASHING_SESSION, str(workspace), image])
+    try:
+        deadline = time.monotonic() + 60
+        while not (workspace / "crash.log").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (workspace / "crash.log").exists(), "the first session never ran its command"
+    finally:
+        session.kill()  # Co dies mid-command; its `docker exec` goes on in the container
+        session.wait()
+    deps = deps_for("docker", workspace)
+    try:
+        told = shell(
+            deps,
+            "a=$(stat -c %s crash.log); sleep 1; b=$(stat -c %s crash.log); "
+            '[ "$a" = "$b" ] && echo STILL || echo GROWING',
+        )
+    finally:
+        deps.close()
+    assert "STILL" in told, told

@@ -151,12 +151,12 @@ class DockerSandbox:
         except docker.errors.NotFound:
             found = None
         if found is not None:
-            if found.labels.get("co.config") == config:
-                if found.status != "running":
-                    found.start()  # a fresh start mounts .git and .co afresh
-                if self._mounts_in_place(found, held):
-                    return self._use(found, config, held)
-            found.remove(force=True)  # settings changed, or a mount went stale
+            if found.labels.get("co.config") == config and self._adopt(found, config, held):
+                return self._container
+            try:
+                found.remove(force=True)  # settings changed, or a mount went stale
+            except docker.errors.NotFound:
+                pass
         made = self._create(held, config)
         try:
             if not self._mounts_in_place(made, held):
@@ -167,6 +167,22 @@ class DockerSandbox:
             made.remove(force=True)
             raise
         return self._use(made, config, held)
+
+    def _adopt(self, found: Any, config: str, held: protect.Held) -> bool:
+        """Reuse a container an earlier session left: only with its mounts in place, and
+        only after ending whatever a command of a session that died mid-way left running."""
+        import docker.errors
+
+        try:
+            if found.status != "running":
+                found.start()  # a fresh start mounts .git and .co afresh
+            if not self._mounts_in_place(found, held):
+                return False
+        except docker.errors.APIError:
+            return False  # e.g. no process slot left to look inside: start afresh
+        self._use(found, config, held)
+        self._end_leftovers(found)
+        return self._container is not None
 
     def _create(self, held: protect.Held, config: str) -> Any:
         import docker.errors
