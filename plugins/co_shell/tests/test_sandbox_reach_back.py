@@ -407,3 +407,34 @@ def test_docker_ends_what_a_killed_session_left_running(co_dirs: Path, workspace
     finally:
         deps.close()
     assert "STILL" in told, told
+
+
+@pytest.fixture
+def unwritable_workspace(workspace: Path) -> Iterator[Path]:
+    """The workspace, made unwritable: a read-only mount as root, else no write permission."""
+    (workspace / "notes.txt").write_text("read me\n")
+    if os.getuid() != 0:
+        workspace.chmod(0o555)
+        yield workspace
+        workspace.chmod(0o755)
+        return
+    subprocess.run(["mount", "--bind", str(workspace), str(workspace)], check=True)
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(workspace)], check=True)
+        yield workspace
+    finally:
+        subprocess.run(["umount", str(workspace)], check=True)
+
+
+def test_a_read_only_workspace_still_runs_commands(
+    co_dirs: Path, unwritable_workspace: Path
+) -> None:
+    for backend in SANDBOXES:
+        deps = deps_for(backend, unwritable_workspace)
+        try:
+            assert "read me" in shell(deps, "cat notes.txt")
+            shell(deps, f"mkdir .co && {ALLOW_ALL} > .co/policy.json")
+        finally:
+            deps.close()
+        assert not os.path.lexists(unwritable_workspace / ".co")
+        assert not os.path.lexists(unwritable_workspace / ".git")

@@ -20,6 +20,7 @@ host (shell prompts run ``git status`` all the time).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import stat
@@ -57,13 +58,15 @@ def hold(workspace: Path) -> Held:
     A symlinked ``.git`` or ``.co`` is refused: a mount would land on its target and the
     link itself could still be replaced.
     """
-    identity = []
+    names, identity = [], []
     for name, placeholder in PLACEHOLDERS.items():
         path = workspace / name
         try:
             info = os.lstat(path)
         except FileNotFoundError:
-            _make(path, placeholder)
+            if not _make(path, placeholder):
+                identity.append((name, "absent", 0, 0))  # nobody can create it: no mount
+                continue
             info = os.lstat(path)
         kind = _kind(info.st_mode)
         if kind not in ("folder", "file"):
@@ -71,11 +74,17 @@ def hold(workspace: Path) -> Held:
                 f"the workspace's {name} is a {kind}, which the sandbox cannot keep read-only; "
                 f"replace it with the folder it points to (or, for .git, a 'gitdir: ...' file)"
             )
+        names.append(name)
         identity.append((name, kind, info.st_dev, info.st_ino))
-    return Held(tuple(PLACEHOLDERS), tuple(identity))
+    return Held(tuple(names), tuple(identity))
 
 
-def _make(path: Path, kind: str) -> None:
+def _make(path: Path, kind: str) -> bool:
+    """Make the placeholder; False when the workspace folder cannot be written at all.
+
+    Then the sandbox cannot create the name either: on a read-only file system, or (when
+    Co is not root) without write permission, since commands run as Co's own uid.
+    """
     try:
         if kind == "folder":
             os.mkdir(path, 0o755)
@@ -84,10 +93,14 @@ def _make(path: Path, kind: str) -> None:
     except FileExistsError:
         pass  # made meanwhile by someone else: hold() looks at what is there
     except OSError as exc:
+        denied = exc.errno in (errno.EACCES, errno.EPERM) and os.getuid() != 0
+        if exc.errno == errno.EROFS or denied:
+            return False
         raise SandboxUnavailable(
             f"cannot hold the name {path.name} in the workspace ({exc.strerror}); the sandbox "
-            "needs the workspace folder to be writable"
+            "needs to place an empty read-only placeholder there"
         ) from exc
+    return True
 
 
 def release(workspace: Path) -> None:
