@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from co_shell import shell_tools
 from co_shell.sandbox import SandboxUnavailable
+from co_shell.sandbox.base import SHELL
 from pydantic_ai import ModelRetry
 from shell_testlib import chown_tree, make_workspace, require_backend, run_agent
 
@@ -291,6 +292,43 @@ def test_background_processes_end_with_the_call(deps: Any, workspace: Path) -> N
     time.sleep(1.0)  # ten more lines each, were any writer still alive
     assert _sizes(workspace, logs) == written
     assert "still usable" in shell(deps, "echo still usable")
+
+
+@pytest.mark.parametrize("backend", SANDBOXES)
+def test_many_background_processes_are_gone_the_moment_run_returns(
+    workspace: Path, backend: str
+) -> None:
+    """Not a moment later: ending them after returning would leave a window, and many
+    processes take long enough to end for this to catch it (checked right after the
+    sandbox returns, before the tool's own work after it)."""
+    from shell_testlib import sandbox_for
+
+    box = sandbox_for(backend, workspace, require_backend(backend), pids=250)
+    try:
+        for _ in range(10):
+            token = f"9{secrets.randbelow(10**6):06d}"
+            loop = f"for i in $(seq 100); do (sleep {token} >/dev/null 2>&1 &); done; echo ok"
+            assert "ok" in box.run([*SHELL, loop]).output
+            assert _alive(token) == []
+    finally:
+        box.close()
+
+
+def test_a_timed_out_call_leaves_nothing_running(co_dirs: Path, workspace: Path) -> None:
+    chown_tree(workspace)
+    token = f"9{secrets.randbelow(10**6):06d}"
+    loop = f"while :; do echo x >> late.log; sleep 0.1; done # {token}"
+    for backend in SANDBOXES:
+        deps = deps_for(backend, workspace, timeout=2)
+        try:
+            told = shell(deps, f"nohup sh -c '{loop}' >/dev/null 2>&1 & sleep {token}")
+        finally:
+            deps.close()
+        assert "timed out" in told
+        assert _alive(token) == [], backend
+        written = (workspace / "late.log").stat().st_size
+        time.sleep(1.0)
+        assert (workspace / "late.log").stat().st_size == written, backend
 
 
 def test_a_fork_bomb_is_bounded_and_cleaned_up(deps: Any) -> None:
