@@ -111,6 +111,8 @@ def test_an_image_without_bash_is_one_clear_line(co_dirs: Path, workspace: Path)
     assert "\n" not in line
     assert image in line and "bash" in line and "shell.image" in line
     assert "127" not in line and "OCI" not in line
+    # nothing is left behind: no container, no placeholder for .git or .co
+    assert not os.path.lexists(workspace / ".co") and not os.path.lexists(workspace / ".git")
 
 
 # -- the sandbox cannot plant code the host runs ------------------------------------------------

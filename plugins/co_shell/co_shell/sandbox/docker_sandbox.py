@@ -99,6 +99,7 @@ class DockerSandbox:
         self._made_with = ""  # the config (protected names included) of ``_container``
         self._init_pid = ""  # the container's docker-init, as the engine's host sees it
         self._pins: list[int] = []  # .git and .co kept open while the container uses them
+        self._used = False  # a container was made or reused (so placeholders may exist)
         self._lock = threading.Lock()
 
     # -- the container -------------------------------------------------------------------
@@ -142,6 +143,7 @@ class DockerSandbox:
         import docker.errors
 
         held = protect.hold(self.workspace)
+        self._used = True  # placeholders may exist from here on
         config = json.dumps(self._config(held), sort_keys=True)
         if self._container is not None and config == self._made_with:
             return self._container
@@ -337,14 +339,22 @@ class DockerSandbox:
         self._forget()
 
     def close(self) -> None:
-        """Remove the container (and the placeholders) unless the user wants it kept."""
-        if self._container is not None and not self.settings.keep_container:
+        """Remove the container unless the user wants it kept; placeholders go with it."""
+        import docker.errors
+
+        if self._used:
             with self._lock, protect.one_at_a_time(self.workspace):
                 try:
-                    self._container.remove(force=True)
+                    found = self.client.containers.get(container_name(self.workspace))
+                    if not self.settings.keep_container:
+                        found.remove(force=True)
+                        found = None
+                except docker.errors.NotFound:
+                    found = None
                 except Exception:
-                    pass
-                protect.release(self.workspace)
+                    found = "unknown"  # the engine went away: leave the placeholders be
+                if found is None:  # no container relies on them any more
+                    protect.release(self.workspace)
         self._forget()
         try:
             self.client.close()
