@@ -229,11 +229,15 @@ class DockerSandbox:
         exec_id = api.exec_create(container.id, [*SHELL, MOUNT_TABLE], user=user)["Id"]
         table = api.exec_start(exec_id).decode(errors="replace")
         if api.exec_inspect(exec_id).get("ExitCode") != 0:
-            raise SandboxUnavailable(
-                f"the Docker image {self.settings.image!r} has no bash, which Co runs commands "
-                "with; use an image that has it (the default python:3.12-slim does) or add it "
-                "to yours (apt-get install bash, apk add bash), and set shell.image"
-            )
+            # the engine says: exec: "bash": executable file not found in $PATH
+            if "bash" in table and "not found" in table:
+                raise SandboxUnavailable(
+                    f"the Docker image {self.settings.image!r} has no bash, which Co runs "
+                    "commands with; use an image that has it (the default python:3.12-slim "
+                    "does) or add it to yours (apt-get install bash, apk add bash), and set "
+                    "shell.image"
+                )
+            return False  # could not look (e.g. no process slot left): not to be trusted
         mounted = {line.split()[4] for line in table.splitlines() if len(line.split()) > 4}
         return all(f"{WORKDIR}/{name}" in mounted for name in held.names)
 
