@@ -95,8 +95,6 @@ def test_an_image_without_bash_is_one_clear_line(co_dirs: Path, workspace: Path)
     require_backend("docker")
     import sandbox_image
 
-    from co_core.failures import describe
-
     image = sandbox_image.build_without_bash()
     deps = make_deps(
         {"shell": {"sandbox": "docker", "image": image, "keep_container": False}},
@@ -107,7 +105,7 @@ def test_an_image_without_bash_is_one_clear_line(co_dirs: Path, workspace: Path)
             shell_tools.run_shell_command(SimpleNamespace(deps=deps), "echo hi")
     finally:
         deps.close()
-    line = str(describe(caught.value))
+    line = str(caught.value)  # a CoError: shown to the user as it is
     assert "\n" not in line
     assert image in line and "bash" in line and "shell.image" in line
     assert "127" not in line and "OCI" not in line
