@@ -342,12 +342,15 @@ def test_a_fork_bomb_is_bounded_and_cleaned_up(deps: Any) -> None:
     assert "alive" in shell(deps, "echo alive")
 
 
-def test_docker_container_keeps_only_its_own_processes(deps: Any) -> None:
-    if deps.resource("sandbox").name != "docker":
-        pytest.skip("a Docker container's process table")
-    shell(deps, "sleep 1000 & sleep 1001 & echo started")
-    box = deps.resource("sandbox")
-    rows = box.client.api.top(box.container().id, ps_args="-o pid,uid,args")["Processes"]
+def test_docker_container_keeps_only_its_own_processes(co_dirs: Path, workspace: Path) -> None:
+    chown_tree(workspace)
+    deps = deps_for("docker", workspace)
+    try:
+        shell(deps, "sleep 1000 & sleep 1001 & echo started")
+        box = deps.resource("sandbox")
+        rows = box.client.api.top(box.container().id, ps_args="-o pid,uid,args")["Processes"]
+    finally:
+        deps.close()
     assert len(rows) == 2, rows  # docker-init and the container's keep-alive, nothing else
 
 
