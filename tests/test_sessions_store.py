@@ -104,7 +104,7 @@ def test_no_session_is_written_before_its_first_turn(co_dirs: Path) -> None:
 
 
 def test_dangling_tool_calls_are_answered_on_resume(co_dirs: Path, notes: Path) -> None:
-    """A turn cut off after the model asked for a tool (seed 000 §7.5)."""
+    """A turn cut off after the model asked for a tool."""
     script = Script()
     agent = make_agent(script)
     with SessionStore() as store:

@@ -65,8 +65,8 @@ def pairing_problems(messages: Sequence[Any]) -> list[str]:
 def patch_dangling(messages: list[Any], note: str = INTERRUPTED) -> list[Any]:
     """Answer every tool call left without a return (an interrupted turn) with ``note``.
 
-    Seed 000 §7.5: a ModelResponse whose ToolCallParts are not answered by the next request
-    gets synthetic ToolReturnParts, so the next run is accepted by the provider.
+    A ModelResponse whose ToolCallParts are not answered by the next request gets
+    synthetic ToolReturnParts, so the provider accepts the history on the next run.
     """
     from pydantic_ai.messages import ModelRequest, ToolCallPart, ToolReturnPart
 

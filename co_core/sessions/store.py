@@ -421,7 +421,7 @@ class SessionStore:
 
     def load(self, session_id: str, *, patch: bool = True) -> builtins.list[Any]:
         """The history to continue from: the latest compaction's summary plus every message
-        after what it replaces, with dangling tool calls answered (seed 000 §7.5)."""
+        after what it replaces, with dangling tool calls answered."""
         from co_core.sessions.history import patch_dangling
 
         compaction = self.db.execute(

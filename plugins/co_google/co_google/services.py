@@ -106,7 +106,7 @@ def missing_scope(label: str, scope: str | None, status: int | None = None) -> G
 
 
 def classify(exc: Any, api: str, scope: str | None = None) -> GoogleApiError:
-    """Turn an HttpError into something a user or model can act on (seed 001's table)."""
+    """Turn an HttpError into something a user or model can act on."""
     status, message, reasons = _error_parts(exc)
     label, host = LABELS[api], APIS[api][3]
     if reasons & {"accessNotConfigured", "SERVICE_DISABLED"}:

@@ -1,15 +1,19 @@
 """Workspace file tools: list, read, write, edit. Every path goes through ``pathsafe``.
 
 Writes tell the change record first (``ctx.deps.changes.before_write``) so ``/undo``
-can put the previous content back.
+can put the previous content back. Errors are said in the tools' own words, naming the
+path relative to the workspace: never a Python exception text with the host's folders.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic_ai import ModelRetry, RunContext
 
@@ -17,8 +21,25 @@ from co_core import ToolResult
 from co_shell import pathsafe
 
 PAGE_SIZE = 200
-READ_LIMIT = 64 * 1024  # characters of file text returned at most
+READ_LIMIT = 64 * 1024  # bytes of file text returned at most (so at most as many characters)
+BINARY_SNIFF = 8192  # a NUL byte in this many first bytes: a binary file
 SKIP_DIRS = {".git"}
+
+REASONS = {
+    errno.ENOENT: "it does not exist",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "it is a folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.ELOOP: "too many levels of symlinks",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only",
+    errno.EBUSY: "it is in use",
+    errno.ETXTBSY: "it is in use",
+    errno.EIO: "the disk reported an input/output error",
+}
 
 
 def _resolve(ctx: RunContext[Any], path: str, *, write: bool = False) -> Path:
@@ -26,6 +47,25 @@ def _resolve(ctx: RunContext[Any], path: str, *, write: bool = False) -> Path:
         return pathsafe.resolve(ctx.deps.workspace, path, write=write)
     except pathsafe.PathRefused as exc:
         raise ModelRetry(str(exc)) from exc
+
+
+def _shown(ctx: RunContext[Any], real: Path) -> str:
+    """How a resolved path is named in messages: relative to the workspace."""
+    return pathsafe.relative(ctx.deps.workspace, real)
+
+
+@contextlib.contextmanager
+def _plainly(action: str, shown: str, missing: str | None = None) -> Iterator[None]:
+    """What goes wrong on disk, as a retry message naming ``shown`` (never ``exc.filename``)."""
+    try:
+        yield
+    except pathsafe.PathRefused as exc:
+        raise ModelRetry(str(exc)) from exc
+    except FileNotFoundError as exc:
+        raise ModelRetry(missing or f"cannot {action} {shown!r}: it does not exist") from exc
+    except OSError as exc:
+        reason = REASONS.get(exc.errno or 0) or (exc.strerror or "operating system error").lower()
+        raise ModelRetry(f"cannot {action} {shown!r}: {reason}") from exc
 
 
 def _size(n: int) -> str:
@@ -57,7 +97,10 @@ def _entries(root: Path, folder: Path, recursive: bool) -> list[str]:
                 lines.append(f"{rel}  (unreadable)")
                 continue
             if stat.S_ISLNK(info.st_mode):
-                lines.append(f"{rel} -> {os.readlink(item.path)}")
+                try:
+                    lines.append(f"{rel} -> {os.readlink(item.path)}")
+                except OSError:
+                    lines.append(f"{rel} -> (unreadable link)")
             elif stat.S_ISDIR(info.st_mode):
                 lines.append(f"{rel}/")
                 subdirs.append(Path(item.path))
@@ -79,16 +122,19 @@ def list_files(
         page: page number when the listing has more than 200 entries.
     """
     folder = _resolve(ctx, path)
-    if not folder.is_dir():
-        raise ModelRetry(f"{path!r} is not a folder; give a folder path or use read_file")
+    shown = _shown(ctx, folder)
     if page < 1:
         raise ModelRetry("page starts at 1")
+    missing = f"no folder {shown!r} in the workspace; list_files('.') shows what exists"
+    with _plainly("list", shown, missing):
+        if not stat.S_ISDIR(os.stat(folder).st_mode):
+            raise ModelRetry(f"{shown!r} is not a folder; give a folder path or use read_file")
     root = Path(os.path.realpath(ctx.deps.workspace))
     lines = _entries(root, folder, recursive)
     chunk = lines[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     has_more = page * PAGE_SIZE < len(lines)
     if not chunk:
-        return ToolResult.empty(f"No files in {pathsafe.relative(ctx.deps.workspace, folder)}.")
+        return ToolResult.empty(f"No files in {shown}.")
     display = "\n".join(chunk)
     if has_more:
         display += f"\n[... {len(lines) - page * PAGE_SIZE} more entries: call again with page={page + 1} ...]"
@@ -105,67 +151,120 @@ def read_file(
     Long files are cut with a marker saying which line to continue from.
     """
     real = _resolve(ctx, path)
-    if real.is_dir():
-        raise ModelRetry(f"{path!r} is a folder; use list_files")
-    try:
-        data = pathsafe.read_bytes(ctx.deps.workspace, real)
-    except FileNotFoundError as exc:
-        raise ModelRetry(f"no file {path!r} in the workspace; use list_files to find it") from exc
-    except pathsafe.PathRefused as exc:
-        raise ModelRetry(str(exc)) from exc
-    if b"\0" in data[:8192]:
-        return f"{path} is a binary file ({_size(len(data))}); not shown"
-    lines = data.decode("utf-8", errors="replace").splitlines(keepends=True)
+    shown = _shown(ctx, real)
     if start_line < 1 or (end_line is not None and end_line < start_line):
         raise ModelRetry("lines are numbered from 1 and end_line must not be before start_line")
-    chosen = lines[start_line - 1 : end_line]
-    out, used, last = [], 0, start_line - 1
-    for number, line in enumerate(chosen, start_line):
-        if used + len(line) > READ_LIMIT:
-            if not out:  # one enormous line (minified code): show its start
-                cut = len(line) - READ_LIMIT
-                out.append(
-                    f"{line[:READ_LIMIT]}\n[... line {number}: {cut} more characters cut ...]\n"
-                )
-                last = number
+    missing = f"no file {shown!r} in the workspace; list_files shows what exists"
+    with _plainly("read", shown, missing):
+        if os.path.isdir(real):
+            raise ModelRetry(f"{shown!r} is a folder; use list_files")
+        with pathsafe.open_regular(ctx.deps.workspace, real) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if b"\0" in handle.read(BINARY_SNIFF):
+                return f"{shown} is a binary file ({_size(size)}); not shown"
+            handle.seek(0)
+            return _read_lines(handle, shown, size, start_line, end_line)
+
+
+def _read_lines(handle: BinaryIO, shown: str, size: int, start: int, end: int | None) -> str:
+    """Lines ``start..end``, at most READ_LIMIT bytes of them, reading no further than needed.
+
+    Lines are read in pieces of at most READ_LIMIT + 1 bytes, so neither a huge file nor
+    one enormous line (minified code, a sparse file's hole) is ever held whole.
+    """
+    out: list[bytes] = []
+    used = 0
+    number = 0  # the line the current piece belongs to
+    at_start = True  # the next piece begins a new line
+    last = start - 1  # the last line shown whole
+    cut_line = None  # a line too long to show whole, shown up to READ_LIMIT
+    more = False  # something of the range was left out
+    while True:
+        piece = handle.readline(READ_LIMIT + 1)
+        if not piece:
+            if out and not at_start:
+                last = number  # the file's last line, with no newline after it
             break
-        out.append(line)
-        used += len(line)
-        last = number
-    text = "".join(out)
-    end = end_line or len(lines)
-    if last < min(end, len(lines)):
-        text += f"\n[... cut at line {last} of {len(lines)}: call read_file with start_line={last + 1} for more ...]"
-    return text or f"{path} has no lines in that range (it has {len(lines)} lines)"
+        if at_start:
+            number += 1
+        at_start = piece.endswith(b"\n")
+        if number < start:
+            continue
+        if end is not None and number > end:
+            break
+        if used + len(piece) > READ_LIMIT:
+            more = True
+            if not out:  # one enormous line: show its beginning
+                out.append(piece[:READ_LIMIT])
+                cut_line = last = number
+            break
+        out.append(piece)
+        used += len(piece)
+        if at_start:
+            last = number
+    text = b"".join(out).decode("utf-8", errors="replace")
+    if not out:
+        return f"{shown} has no lines in that range (it has {number} lines)"
+    if cut_line is not None:
+        text += (
+            f"\n[... line {cut_line}: more characters cut (the file has {_size(size)}): call "
+            f"read_file with start_line={cut_line + 1} for the next line ...]"
+        )
+    elif more:
+        text += (
+            f"\n[... cut at line {last} of a {_size(size)} file: call read_file with "
+            f"start_line={last + 1} for more ...]"
+        )
+    return text
 
 
-def _undoable(real: Path, path: str) -> None:
+def _undoable(real: Path, shown: str) -> None:
     """Refuse to overwrite what the change record could not keep a copy of."""
     from co_core import MAX_KEPT_BYTES
 
-    if real.is_file() and real.stat().st_size > MAX_KEPT_BYTES:
+    if os.path.isfile(real) and os.stat(real).st_size > MAX_KEPT_BYTES:
         raise ModelRetry(
-            f"{path!r} is larger than {MAX_KEPT_BYTES // 2**20} MB, too big to keep an undo "
+            f"{shown!r} is larger than {MAX_KEPT_BYTES // 2**20} MB, too big to keep an undo "
             "copy of; it is not changed by this tool"
+        )
+
+
+def _replaceable(root: Path, real: Path, shown: str) -> None:
+    """Refuse a target that is a folder, a pipe, a device or a socket, or lies under a file."""
+    for parent in reversed(real.parents):
+        if parent.is_relative_to(root) and parent != root and os.path.lexists(parent):
+            if not os.path.isdir(parent):
+                raise ModelRetry(
+                    f"{pathsafe.relative(root, parent)!r} is a file, not a folder; cannot "
+                    f"write {shown!r} inside it"
+                )
+    try:
+        mode = os.lstat(real).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        raise ModelRetry(f"{shown!r} is a folder; give a file path")
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise pathsafe.NotRegular(
+            f"{shown!r} is {pathsafe.kind_of(mode)}, not a regular file; the file tools read "
+            "and write regular files only"
         )
 
 
 def write_file(ctx: RunContext[Any], path: str, content: str) -> str:
     """Create or overwrite a workspace file with ``content`` (parent folders are created)."""
     real = _resolve(ctx, path, write=True)
-    if real.is_dir():
-        raise ModelRetry(f"{path!r} is a folder; give a file path")
-    _undoable(real, path)
+    shown = _shown(ctx, real)
     root = Path(os.path.realpath(ctx.deps.workspace))
-    for parent in reversed(real.parents):
-        if parent.is_relative_to(root) and parent != root and not os.path.lexists(parent):
-            ctx.deps.changes.before_write(parent)  # created by this write: undo removes it
-    ctx.deps.changes.before_write(real)
-    try:
+    with _plainly("write", shown):
+        _replaceable(root, real, shown)
+        _undoable(real, shown)
+        for parent in reversed(real.parents):
+            if parent.is_relative_to(root) and parent != root and not os.path.lexists(parent):
+                ctx.deps.changes.before_write(parent)  # created by this write: undo removes it
+        ctx.deps.changes.before_write(real)
         pathsafe.write_bytes(ctx.deps.workspace, real, content.encode("utf-8"))
-    except pathsafe.PathRefused as exc:
-        raise ModelRetry(str(exc)) from exc
-    return f"wrote {len(content.encode())} bytes to {pathsafe.relative(ctx.deps.workspace, real)}"
+    return f"wrote {len(content.encode())} bytes to {shown}"
 
 
 def edit_file(ctx: RunContext[Any], path: str, search: str, replace: str) -> str:
@@ -175,32 +274,29 @@ def edit_file(ctx: RunContext[Any], path: str, search: str, replace: str) -> str
     it to be unique.
     """
     real = _resolve(ctx, path, write=True)
+    shown = _shown(ctx, real)
     if not search:
         raise ModelRetry("search must not be empty; to create a file use write_file")
-    _undoable(real, path)
-    try:
-        text = pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8")
-    except FileNotFoundError as exc:
-        raise ModelRetry(f"no file {path!r}; use write_file to create it") from exc
-    except UnicodeDecodeError as exc:
-        raise ModelRetry(f"{path!r} is not UTF-8 text; it cannot be edited this way") from exc
-    except pathsafe.PathRefused as exc:
-        raise ModelRetry(str(exc)) from exc
-    found = text.count(search)
-    if found == 0:
-        raise ModelRetry(
-            f"the search text was not found in {path!r}; read_file it and copy the exact text"
-        )
-    if found > 1:
-        raise ModelRetry(
-            f"the search text occurs {found} times in {path!r}; include more surrounding lines "
-            "so it matches once"
-        )
-    ctx.deps.changes.before_write(real)
-    try:
+    with _plainly("edit", shown, f"no file {shown!r}; use write_file to create it"):
+        if os.path.isdir(real):
+            raise ModelRetry(f"{shown!r} is a folder; give a file path")
+        _undoable(real, shown)
+        try:
+            text = pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ModelRetry(f"{shown!r} is not UTF-8 text; it cannot be edited this way") from exc
+        found = text.count(search)
+        if found == 0:
+            raise ModelRetry(
+                f"the search text was not found in {shown!r}; read_file it and copy the exact text"
+            )
+        if found > 1:
+            raise ModelRetry(
+                f"the search text occurs {found} times in {shown!r}; include more surrounding "
+                "lines so it matches once"
+            )
+        ctx.deps.changes.before_write(real)
         pathsafe.write_bytes(
             ctx.deps.workspace, real, text.replace(search, replace).encode("utf-8")
         )
-    except pathsafe.PathRefused as exc:
-        raise ModelRetry(str(exc)) from exc
-    return f"edited {pathsafe.relative(ctx.deps.workspace, real)}: 1 replacement"
+    return f"edited {shown}: 1 replacement"

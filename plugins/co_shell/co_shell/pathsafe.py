@@ -4,7 +4,10 @@ A path is resolved with every symlink followed and refused when it ends up outsi
 workspace; writes into ``.git/`` and ``.co/`` are refused. Reading and writing then walk
 the resolved path again from the workspace with ``O_NOFOLLOW`` at every step, so a
 symlink swapped in after the check makes the call fail instead of escaping. Writes go
-to a temporary file renamed into place (never through a symlink).
+to a temporary file renamed into place (never through a symlink). Only regular files are
+read or replaced: a named pipe would block Co, a device or socket is not file content.
+
+Messages name paths relative to the workspace, never the host's folders.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 import secrets
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from co_core import SymlinkInPath, open_dir_nofollow
 
@@ -22,6 +26,32 @@ SANDBOX_ROOT = "/workspace"
 
 class PathRefused(ValueError):
     """The path is outside the workspace or in a protected folder; the message says which."""
+
+
+class NotRegular(PathRefused):
+    """The path is a named pipe, a device or a socket: the file tools leave those alone."""
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    return "a special file"
+
+
+def _not_regular(rel: Path | str, mode: int) -> NotRegular:
+    return NotRegular(
+        f"{str(rel)!r} is {kind_of(mode)}, not a regular file; the file tools read and write "
+        "regular files only"
+    )
 
 
 def resolve(workspace: Path, path: str, *, write: bool = False) -> Path:
@@ -34,7 +64,10 @@ def resolve(workspace: Path, path: str, *, write: bool = False) -> Path:
     candidate = Path(path) if os.path.isabs(path) else root / path
     real = Path(os.path.realpath(candidate))
     if real != root and not real.is_relative_to(root):
-        raise PathRefused(f"{path!r} is outside the workspace; use a path inside it")
+        given = "that absolute path" if os.path.isabs(path) else repr(path)
+        raise PathRefused(
+            f"{given} is outside the workspace; use a path relative to it, e.g. 'src/main.py'"
+        )
     rel = real.relative_to(root)
     if write:
         if real == root:
@@ -55,24 +88,55 @@ def _walk(root: Path, parts: tuple[str, ...], create: bool) -> int:
     try:
         return open_dir_nofollow(root, parts, create=create)
     except SymlinkInPath as exc:
-        raise PathRefused(f"{exc.walked.name!r} changed into a symlink or a file; refused") from exc
+        rel = str(exc.walked.relative_to(root))
+        try:
+            mode = os.lstat(exc.walked).st_mode
+        except OSError:
+            mode = 0
+        if stat.S_ISLNK(mode):
+            raise PathRefused(f"{rel!r} changed into a symlink; refused") from exc
+        if mode and not stat.S_ISDIR(mode):
+            raise PathRefused(f"{rel!r} is a file, not a folder") from exc
+        if isinstance(exc.__cause__, OSError):
+            raise exc.__cause__ from None  # e.g. permission denied: said by the tool
+        raise
 
 
-def read_bytes(workspace: Path, real: Path) -> bytes:
+def open_regular(workspace: Path, real: Path) -> BinaryIO:
+    """``real`` opened for reading, if it is a regular file (NotRegular otherwise).
+
+    Opened non-blocking, so a named pipe swapped in after the check cannot block either;
+    the open file is checked again.
+    """
     root = Path(os.path.realpath(workspace))
     rel = real.relative_to(root)
     fd = _walk(root, rel.parts[:-1], create=False)
     try:
+        info = os.stat(rel.parts[-1], dir_fd=fd, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            raise PathRefused(f"{str(rel)!r} changed into a symlink; refused")
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(rel, info.st_mode)
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
         try:
-            ffd = os.open(rel.parts[-1], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+            ffd = os.open(rel.parts[-1], flags, dir_fd=fd)
         except OSError as exc:
             if exc.errno == 40:  # ELOOP: the file became a symlink
-                raise PathRefused(f"{rel} changed into a symlink; refused") from exc
+                raise PathRefused(f"{str(rel)!r} changed into a symlink; refused") from exc
             raise
-        with os.fdopen(ffd, "rb") as handle:
-            return handle.read()
     finally:
         os.close(fd)
+    mode = os.fstat(ffd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(ffd)
+        raise _not_regular(rel, mode)
+    return os.fdopen(ffd, "rb")
+
+
+def read_bytes(workspace: Path, real: Path) -> bytes:
+    """The whole content of a regular file (callers check its size first)."""
+    with open_regular(workspace, real) as handle:
+        return handle.read()
 
 
 def write_bytes(workspace: Path, real: Path, data: bytes) -> None:
@@ -85,10 +149,10 @@ def write_bytes(workspace: Path, real: Path, data: bytes) -> None:
         mode = 0o644
         try:
             info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            if stat.S_ISDIR(info.st_mode):
-                raise PathRefused(f"{rel} is a folder")
             if stat.S_ISREG(info.st_mode):
                 mode = stat.S_IMODE(info.st_mode)
+            elif not stat.S_ISLNK(info.st_mode):  # a symlink is replaced, never followed
+                raise _not_regular(rel, info.st_mode)
         except FileNotFoundError:
             pass
         tmp = f".{name}.co-{secrets.token_hex(4)}"

@@ -8,6 +8,7 @@ command changed in the workspace is recorded (snapshot before, compare after) so
 
 from __future__ import annotations
 
+import os
 import shlex
 from contextlib import nullcontext
 from typing import Any
@@ -17,6 +18,7 @@ from pydantic_ai import ModelRetry, RunContext
 from co_core import span
 from co_shell import pathsafe
 from co_shell.sandbox import CommandResult, SandboxError, check
+from co_shell.sandbox.base import SHELL
 
 TAIL_CHARS = 4000
 
@@ -36,6 +38,7 @@ def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
     """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry."""
     sandbox = ctx.deps.resource("sandbox")
     settings = ctx.deps.section("shell")
+    sandbox.prepare()  # e.g. a new container's placeholders for .git/.co are not a change
     backend = getattr(sandbox, "name", type(sandbox).__name__)
     # what the command changes in the workspace is recorded, so /undo covers it
     watching = (
@@ -58,14 +61,15 @@ def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
 
 
 def run_shell_command(ctx: RunContext[Any], cmd: str) -> str:
-    """Run a shell command (sh -c) in the sandboxed workspace and return its output.
+    """Run a bash command (bash -c) in the sandboxed workspace and return its output.
 
     The workspace is the current directory; there is no network unless the user allowed
-    it. A failing command (non-zero exit, timeout) comes back as an error with its output.
+    it; .git and .co are read-only. A failing command (non-zero exit, timeout) comes back
+    as an error with its output. Background processes end when the command returns.
     """
     if not cmd.strip():
         raise ModelRetry("cmd is empty; give a shell command such as 'ls -la'")
-    return run_in_sandbox(ctx, ["sh", "-c", cmd])
+    return run_in_sandbox(ctx, [*SHELL, cmd])
 
 
 def run_python(
@@ -89,8 +93,10 @@ def run_python(
         real = pathsafe.resolve(ctx.deps.workspace, path or "")
     except pathsafe.PathRefused as exc:
         raise ModelRetry(str(exc)) from exc
-    if not real.is_file():
-        raise ModelRetry(f"no file {path!r} in the workspace; use list_files to find it")
-    return run_in_sandbox(
-        ctx, ["python3", pathsafe.relative(ctx.deps.workspace, real), *(args or [])]
-    )
+    shown = pathsafe.relative(ctx.deps.workspace, real)
+    if os.path.isdir(real):
+        raise ModelRetry(f"{shown!r} is a folder; give a .py file in it")
+    if not os.path.isfile(real):
+        raise ModelRetry(f"no file {shown!r} in the workspace; list_files shows what exists")
+    # "./" so that a script named like an option ("-c") is still run as a file
+    return run_in_sandbox(ctx, ["python3", os.path.join(".", shown), *(args or [])])

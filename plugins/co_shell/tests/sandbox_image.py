@@ -1,8 +1,10 @@
 """Build the local test image for the Docker sandbox (no registry needed).
 
-The root filesystem is assembled from the host: Debian's static busybox (``/bin/sh`` and
-its applets) plus the host's ``/usr/bin/python3`` with its shared libraries and standard
-library, then ``docker import``ed. Run ``python plugins/co_shell/tests/sandbox_image.py``
+The root filesystem is assembled from the host: Debian's static busybox (its applets),
+dash as ``/bin/sh`` and bash (as on Debian-based images such as ``python:3.12-slim``, so a
+command meant for bash but run by ``sh`` behaves here as it would there), plus the host's
+``/usr/bin/python3`` with its shared libraries and standard library, then ``docker
+import``ed. Run ``python plugins/co_shell/tests/sandbox_image.py``
 (CI) or let the test fixture build it on first use.
 """
 
@@ -17,9 +19,12 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-TAG = "co-sandbox-test:1"
+TAG = "co-sandbox-test:3"
 BUSYBOX = "/bin/busybox"
 PYTHON = "/usr/bin/python3"
+SHELLS = {"sh": "/usr/bin/dash", "bash": "/usr/bin/bash"}  # name in the image: host binary
+TOOLS = {"nohup": "/usr/bin/nohup"}  # what Debian's busybox-static leaves out
+LOCALE = "/usr/lib/locale/C.utf8"  # LANG=C.UTF-8 in the sandbox: bash warns without it
 SKIP = {"test", "__pycache__", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 
 
@@ -44,10 +49,11 @@ def _copy(src: str, root: Path) -> None:
 
 
 def assemble(root: Path) -> None:
-    if not os.path.exists(PYTHON) or not os.path.exists(BUSYBOX):
+    needed = [BUSYBOX, PYTHON, *SHELLS.values(), *TOOLS.values(), LOCALE]
+    if not all(os.path.exists(path) for path in needed):
         raise RuntimeError(
-            f"building {TAG} needs {BUSYBOX} (apt install busybox-static) and "
-            f"{PYTHON} (apt install python3)"
+            f"building {TAG} needs {', '.join(needed)} "
+            "(apt install busybox-static python3 dash bash coreutils locales)"
         )
     for folder in ("usr/bin", "usr/lib", "usr/lib64", "etc", "tmp", "workspace", "proc", "dev"):
         (root / folder).mkdir(parents=True, exist_ok=True)
@@ -60,6 +66,14 @@ def assemble(root: Path) -> None:
         link = root / "usr/bin" / applet
         if not link.exists() and applet != "busybox":
             link.symlink_to("busybox")
+    for name, host_binary in {**SHELLS, **TOOLS}.items():
+        link = root / "usr/bin" / name
+        if link.exists() or link.is_symlink():
+            link.unlink()  # busybox's applet
+        shutil.copy2(os.path.realpath(host_binary), link)
+        for lib in _libs([host_binary]):
+            _copy(lib, root)
+    shutil.copytree(LOCALE, root / LOCALE.lstrip("/"))
     if os.path.exists(PYTHON):
         real = os.path.realpath(PYTHON)
         shutil.copy2(real, root / "usr/bin" / os.path.basename(real))
@@ -101,6 +115,30 @@ def build(tag: str = TAG, force: bool = False) -> str:
         root = Path(tmp) / "rootfs"
         root.mkdir()
         assemble(root)
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            tar.add(root, arcname=".")
+        subprocess.run(
+            ["docker", "import", "-", tag], input=buffer.getvalue(), check=True, capture_output=True
+        )
+    return tag
+
+
+NO_BASH_TAG = "co-sandbox-nobash:1"
+
+
+def build_without_bash(tag: str = NO_BASH_TAG) -> str:
+    """A busybox-only image (``sh`` is busybox's ash, no bash): Co must refuse it clearly."""
+    if image_exists(tag):
+        return tag
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "rootfs"
+        for folder in ("bin", "etc", "tmp", "workspace", "proc", "dev"):
+            (root / folder).mkdir(parents=True)
+        shutil.copy2(BUSYBOX, root / "bin/busybox")
+        for applet in ("sh", "sleep", "echo", "ls", "cat"):
+            (root / "bin" / applet).symlink_to("busybox")
+        (root / "tmp").chmod(0o1777)
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w") as tar:
             tar.add(root, arcname=".")

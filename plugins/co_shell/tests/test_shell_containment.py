@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from co_shell.sandbox.base import SHELL
 from shell_testlib import chown_tree, make_workspace, require_backend, sandbox_for
 
 BACKENDS = ["docker", "bubblewrap"]
@@ -36,7 +37,8 @@ def sandbox(request: pytest.FixtureRequest, workspace: Path) -> Iterator[Any]:
 
 
 def sh(box: Any, cmd: str, timeout: float | None = None) -> Any:
-    return box.run(["sh", "-c", cmd], timeout)
+    """``cmd`` run as run_shell_command runs it."""
+    return box.run([*SHELL, cmd], timeout)
 
 
 @pytest.fixture

@@ -13,6 +13,10 @@ from typing import Protocol
 from co_core import CoError
 
 WORKDIR = "/workspace"
+# How every backend runs a shell command: ``[*SHELL, cmd]``. Bash, because that is the
+# language the policy engine parses commands in; ``sh`` is dash on Debian-based images
+# and reads the same text differently.
+SHELL = ("bash", "-c")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 FALLBACK_UID = 1000  # used when Co itself runs as root: the sandbox never does
 
@@ -74,8 +78,15 @@ class SandboxUnavailable(CoError):
 class Sandbox(Protocol):
     name: str
 
+    def prepare(self) -> None:
+        """Get ready to run (e.g. start the container) before the workspace is snapshotted."""
+        ...
+
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
-        """Run ``argv`` in the workspace; returns even on non-zero exit (see ``check``)."""
+        """Run ``argv`` in the workspace; returns even on non-zero exit (see ``check``).
+
+        When it returns, every process the command started has ended.
+        """
         ...
 
     def close(self) -> None: ...

@@ -1,22 +1,28 @@
 """The bubblewrap backend: no daemon, a fresh namespace per command.
 
 The system directories are mounted read-only, the workspace read-write at
-``/workspace``, a private ``/tmp``, no network (unless allowed), no host home
-directories, a new PID namespace (everything dies with the command), a minimal
-environment. Limits come from a cgroup where Co may create one (pids, memory, CPU),
-otherwise from rlimits (address space, process count); the timeout kills the whole
-sandbox. When Co runs as root, the command runs as uid 1000 instead.
+``/workspace`` except ``.git`` and ``.co`` (read-only, see ``protect``), a private
+``/tmp``, no network (unless allowed), no host home directories, a new PID namespace
+in which the command is PID 1 (``--as-pid-1``: when it exits, the kernel ends everything
+else in the sandbox before bwrap returns; on timeout it is killed first, with the same
+effect), a minimal environment. Limits come from
+a cgroup where Co may create one (pids, memory, CPU), otherwise from rlimits (address
+space, process count); the timeout kills the whole sandbox. When Co runs as root, the
+command runs as uid 1000 instead.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
+import signal
 import subprocess
 import weakref
 from pathlib import Path
 
+from co_shell.sandbox import protect
 from co_shell.sandbox.base import (
     WORKDIR,
     CommandResult,
@@ -25,7 +31,13 @@ from co_shell.sandbox.base import (
     sandbox_ids,
 )
 from co_shell.sandbox.cgroups import Cgroup
-from co_shell.sandbox.process import count_processes, limiter, parse_size, run_process
+from co_shell.sandbox.process import (
+    count_processes,
+    kill_group,
+    limiter,
+    parse_size,
+    run_process,
+)
 from co_shell.settings import ShellSettings
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
@@ -53,6 +65,8 @@ def probe(uid: int, gid: int) -> str | None:
     exe = shutil.which("bwrap")
     if exe is None:
         return "bwrap is not installed"
+    if shutil.which("bash") is None:
+        return "bash is not installed (Co runs commands with bash: apt install bash)"
     cmd = [exe, "--unshare-all", "--die-with-parent", *_system_mounts(), "--", "true"]
     ids = {"user": uid, "group": gid, "extra_groups": []} if os.getuid() == 0 else {}
     try:
@@ -62,6 +76,43 @@ def probe(uid: int, gid: int) -> str | None:
     if done.returncode != 0:
         return f"bwrap failed: {done.stderr.decode(errors='replace').strip()[:300]}"
     return None
+
+
+class _Stopper:
+    """Ends a running sandbox from the inside out: SIGKILL to its PID 1.
+
+    The kernel then kills everything else in the sandbox's PID namespace before bwrap
+    sees its child exit, so when bwrap returns, nothing of the command is left. (Killing
+    bwrap instead would end the sandbox too, through ``--die-with-parent``, but only
+    after bwrap had returned.)
+    """
+
+    def __init__(self, info_fd: int) -> None:
+        self.info_fd = info_fd
+        self.child: int | None = None
+
+    def __call__(self, proc: subprocess.Popen[bytes]) -> None:
+        if self.child is None:
+            self.child = _child_pid(self.info_fd)
+        # while bwrap runs, its child is not reaped, so the pid is still the sandbox's
+        if self.child is not None and proc.poll() is None:
+            try:
+                os.kill(self.child, signal.SIGKILL)
+                return
+            except (ProcessLookupError, PermissionError):
+                pass
+        kill_group(proc)  # not started yet: --die-with-parent ends the rest
+
+
+def _child_pid(fd: int) -> int | None:
+    """The ``child-pid`` bwrap wrote to its info fd once the sandbox was set up."""
+    os.set_blocking(fd, False)
+    try:
+        info = json.loads(os.read(fd, 65536) or b"{}")
+    except (OSError, ValueError):
+        return None
+    pid = info.get("child-pid")
+    return pid if isinstance(pid, int) else None
 
 
 class BubblewrapSandbox:
@@ -93,28 +144,42 @@ class BubblewrapSandbox:
         )
         if done.returncode != 0:
             detail = done.stderr.decode(errors="replace").strip()[:200]
+            detail = detail.replace(str(self.workspace), "the workspace")
             raise SandboxUnavailable(
                 f"bubblewrap: Co runs as root, so commands run as uid {self.uid}, which cannot "
-                f"use {self.workspace} ({detail}); make the folder and its parents accessible "
-                "to that user, or run Co as a normal user"
+                f"use the workspace folder ({detail}); make the folder and its parents "
+                "accessible to that user, or run Co as a normal user"
             )
 
-    def argv(self, command: list[str]) -> list[str]:
+    def argv(
+        self, command: list[str], read_only: tuple[str, ...] = (), info_fd: int | None = None
+    ) -> list[str]:
+        """The whole bwrap command line; ``read_only`` names workspace entries bound read-only.
+
+        ``info_fd``: where bwrap writes the sandbox's first process id (see ``_Stopper``).
+        """
         net = ["--share-net"] if self.settings.network else []
         env: list[str] = []
         for key, value in minimal_env().items():
             env += ["--setenv", key, value]
+        guarded: list[str] = []
+        for name in read_only:
+            guarded += ["--ro-bind", str(self.workspace / name), f"{WORKDIR}/{name}"]
+        info = ["--info-fd", str(info_fd)] if info_fd is not None else []
         return [
             self.exe,
             "--unshare-all",
             *net,
             "--die-with-parent",
             "--new-session",
+            "--as-pid-1",
+            *info,
             *_system_mounts(),
             "--proc", "/proc",
             "--dev", "/dev",
             "--tmpfs", "/tmp",
             "--bind", str(self.workspace), WORKDIR,
+            *guarded,
             "--remount-ro", "/",
             "--chdir", WORKDIR,
             "--hostname", "co-sandbox",
@@ -142,14 +207,27 @@ class BubblewrapSandbox:
         drop = (self.uid, self.gid) if os.getuid() == 0 else None
         # with a cgroup, memory is capped there (OOM kill) instead of by address space
         memory = None if cgroup else parse_size(s.memory)
-        return run_process(
-            self.argv(argv),
-            env=minimal_env(),
-            cwd=str(self.workspace),
-            timeout=timeout,
-            output_limit=s.output_limit,
-            preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
-        )
+        with protect.one_at_a_time(self.workspace):
+            held = protect.hold(self.workspace)
+            info_read, info_write = os.pipe()
+            try:
+                return run_process(
+                    self.argv(argv, held.names, info_write),
+                    env=minimal_env(),
+                    cwd=str(self.workspace),
+                    timeout=timeout,
+                    output_limit=s.output_limit,
+                    preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
+                    stop=_Stopper(info_read),
+                    pass_fds=(info_write,),
+                )
+            finally:
+                os.close(info_read)
+                os.close(info_write)
+                protect.release(self.workspace)
+
+    def prepare(self) -> None:
+        """Nothing to start: every command gets its own namespaces."""
 
     def close(self) -> None:
         """Remove the cgroup; nothing else lingers (every command had its own namespaces)."""

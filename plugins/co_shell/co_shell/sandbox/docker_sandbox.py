@@ -1,11 +1,24 @@
 """The Docker backend: one hardened container per workspace, reused across commands.
 
 The container's own process (``sleep`` under docker-init) runs as root with every
-capability dropped; each command is a ``docker exec`` as an unprivileged uid (the host
-user's, or 1000 when Co runs as root), with a minimal environment, in ``/workspace``.
-The root filesystem is read-only (``/tmp`` is a private tmpfs), there is no network
-unless allowed, and memory, CPU and process count are capped. A command that outlives
-its timeout is killed together with everything it started (``kill -9 -1`` as its uid).
+capability dropped; each command is a ``docker exec`` of ``bash -c`` as an unprivileged
+uid (the host user's, or 1000 when Co runs as root), with a minimal environment, in
+``/workspace``. The root filesystem is read-only (``/tmp`` is a private tmpfs), there is
+no network unless allowed, and memory, CPU and process count are capped. ``.git`` and
+``.co`` are mounted read-only over the workspace (see ``protect``).
+
+When a command returns or times out, everything it started is killed: every process in
+the container that runs as the command's uid (``kill -9 -1`` as that uid); if even that
+cannot run (a fork bomb holding every process slot), the container is removed and made
+again on the next command. Commands of Co sessions sharing a workspace take turns.
+
+The read-only mounts hold on to what ``.git`` and ``.co`` were when the container
+started; if they are replaced on the host (``rm -rf .git && git init``), the container
+would see the new one unprotected. So Co keeps each of them open while it uses the
+container (their inode numbers cannot be reused meanwhile), compares them before every
+command and rebuilds the container when they changed; a container left running by an
+earlier session is reused only after its mount table shows both mounts still in place.
+
 ``DOCKER_HOST`` (and the other ``DOCKER_*`` variables) pick the engine, so the sandbox
 can live on another machine; the workspace path must then exist there too.
 """
@@ -20,7 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from co_shell.sandbox import protect
 from co_shell.sandbox.base import (
+    SHELL,
     WORKDIR,
     CommandResult,
     OutputCap,
@@ -33,6 +48,8 @@ from co_shell.settings import ShellSettings
 
 KEEPALIVE = ["sleep", "2147483647"]
 KILL_GRACE = 5.0  # seconds to wait for the stream to close after a kill
+KILL_ROUNDS = 3  # ``kill -9 -1`` rounds before the container is removed instead
+MOUNT_TABLE = 'echo "$(< /proc/self/mountinfo)"'  # bash only: no other tool needed
 
 
 def engine_address() -> str:
@@ -79,11 +96,15 @@ class DockerSandbox:
         self.client = client or connect()
         self.uid, self.gid = sandbox_ids()
         self._container: Any = None
+        self._made_with = ""  # the config (protected names included) of ``_container``
+        self._init_pid = ""  # the container's docker-init, as the engine's host sees it
+        self._pins: list[int] = []  # .git and .co kept open while the container uses them
+        self._used = False  # a container was made or reused (so placeholders may exist)
         self._lock = threading.Lock()
 
     # -- the container -------------------------------------------------------------------
 
-    def _config(self) -> dict[str, Any]:
+    def _config(self, held: protect.Held) -> dict[str, Any]:
         s = self.settings
         return {
             "image": s.image,
@@ -92,7 +113,14 @@ class DockerSandbox:
             "memory": s.memory,
             "cpus": s.cpus,
             "pids": s.pids,
+            "read_only": [list(entry) for entry in held.identity],
         }
+
+    def _volumes(self, held: protect.Held) -> dict[str, dict[str, str]]:
+        volumes = {str(self.workspace): {"bind": WORKDIR, "mode": "rw"}}
+        for name in held.names:
+            volumes[str(self.workspace / name)] = {"bind": f"{WORKDIR}/{name}", "mode": "ro"}
+        return volumes
 
     def _ensure_image(self) -> None:
         import docker.errors
@@ -111,31 +139,63 @@ class DockerSandbox:
             ) from exc
 
     def container(self) -> Any:
-        """The workspace's container, created or restarted as needed."""
+        """The workspace's container, ready for a command: reused, adopted or (re)built."""
         import docker.errors
 
-        if self._container is not None:
+        held = protect.hold(self.workspace)
+        self._used = True  # placeholders may exist from here on
+        config = json.dumps(self._config(held), sort_keys=True)
+        if self._container is not None and config == self._made_with:
             return self._container
-        name = container_name(self.workspace)
-        config = json.dumps(self._config(), sort_keys=True)
+        self._forget()  # first command, or settings or .git/.co changed
         try:
-            found = self.client.containers.get(name)
-            if found.labels.get("co.config") != config:
-                found.remove(force=True)  # settings changed: rebuild with the new limits
-            else:
-                if found.status != "running":
-                    found.start()
-                self._container = found
-                return found
+            found = self.client.containers.get(container_name(self.workspace))
         except docker.errors.NotFound:
-            pass
+            found = None
+        if found is not None:
+            if found.labels.get("co.config") == config and self._adopt(found, config, held):
+                return self._container
+            try:
+                found.remove(force=True)  # settings changed, or a mount went stale
+            except docker.errors.NotFound:
+                pass
+        made = self._create(held, config)
+        try:
+            if not self._mounts_in_place(made, held):
+                raise SandboxUnavailable(
+                    "the sandbox container started without its read-only .git and .co mounts"
+                )
+        except SandboxUnavailable:
+            made.remove(force=True)
+            raise
+        return self._use(made, config, held)
+
+    def _adopt(self, found: Any, config: str, held: protect.Held) -> bool:
+        """Reuse a container an earlier session left: only with its mounts in place, and
+        only after ending whatever a command of a session that died mid-way left running."""
+        import docker.errors
+
+        try:
+            if found.status != "running":
+                found.start()  # a fresh start mounts .git and .co afresh
+            if not self._mounts_in_place(found, held):
+                return False
+        except docker.errors.APIError:
+            return False  # e.g. no process slot left to look inside: start afresh
+        self._use(found, config, held)
+        self._end_leftovers(found)
+        return self._container is not None
+
+    def _create(self, held: protect.Held, config: str) -> Any:
+        import docker.errors
+
         self._ensure_image()
         s = self.settings
         try:
-            self._container = self.client.containers.run(
+            return self.client.containers.run(
                 s.image,
                 KEEPALIVE,
-                name=name,
+                name=container_name(self.workspace),
                 detach=True,
                 init=True,
                 user="0:0",
@@ -144,7 +204,7 @@ class DockerSandbox:
                     "co.workspace": str(self.workspace),
                     "co.config": config,
                 },
-                volumes={str(self.workspace): {"bind": WORKDIR, "mode": "rw"}},
+                volumes=self._volumes(held),
                 working_dir=WORKDIR,
                 network_mode="bridge" if s.network else "none",
                 mem_limit=s.memory,
@@ -159,16 +219,52 @@ class DockerSandbox:
                 entrypoint=[],
             )
         except docker.errors.APIError as exc:
-            raise SandboxUnavailable(
-                f"could not start the sandbox container: {_short(exc)}"
-            ) from exc
-        return self._container
+            detail = _short(exc).replace(str(self.workspace), "the workspace")
+            raise SandboxUnavailable(f"could not start the sandbox container: {detail}") from exc
+
+    def _mounts_in_place(self, container: Any, held: protect.Held) -> bool:
+        """Bash runs in the image, and .git and .co are still mounted where they belong."""
+        api = self.client.api
+        user = f"{self.uid}:{self.gid}"
+        exec_id = api.exec_create(container.id, [*SHELL, MOUNT_TABLE], user=user)["Id"]
+        table = api.exec_start(exec_id).decode(errors="replace")
+        if api.exec_inspect(exec_id).get("ExitCode") != 0:
+            # the engine says: exec: "bash": executable file not found in $PATH
+            if "bash" in table and "not found" in table:
+                raise SandboxUnavailable(
+                    f"the Docker image {self.settings.image!r} has no bash, which Co runs "
+                    "commands with; use an image that has it (the default python:3.12-slim "
+                    "does) or add it to yours (apt-get install bash, apk add bash), and set "
+                    "shell.image"
+                )
+            return False  # could not look (e.g. no process slot left): not to be trusted
+        mounted = {line.split()[4] for line in table.splitlines() if len(line.split()) > 4}
+        return all(f"{WORKDIR}/{name}" in mounted for name in held.names)
+
+    def _use(self, container: Any, config: str, held: protect.Held) -> Any:
+        container.reload()
+        self._container, self._made_with = container, config
+        self._init_pid = str(container.attrs["State"]["Pid"])
+        for name in held.names:  # pinned: a replacement on the host gets another inode
+            self._pins.append(os.open(self.workspace / name, os.O_PATH | os.O_NOFOLLOW))
+        return container
+
+    def _forget(self) -> None:
+        self._container, self._made_with, self._init_pid = None, "", ""
+        for fd in self._pins:
+            os.close(fd)
+        self._pins = []
+
+    def prepare(self) -> None:
+        """Start (or check) the container now, so its placeholders predate the snapshot."""
+        with self._lock, protect.one_at_a_time(self.workspace):
+            self.container()
 
     # -- commands ------------------------------------------------------------------------
 
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
         timeout = timeout or self.settings.timeout
-        with self._lock:
+        with self._lock, protect.one_at_a_time(self.workspace):
             return self._run(argv, timeout)
 
     def _run(self, argv: list[str], timeout: float) -> CommandResult:
@@ -184,10 +280,11 @@ class DockerSandbox:
                 stream = api.exec_start(exec_id, stream=True)
                 break
             except Exception as exc:
-                self._container = None  # removed or stopped behind our back: make it again
+                self._forget()  # removed or stopped behind our back: make it again
                 if attempt == 2:
+                    detail = _short(exc).replace(str(self.workspace), "the workspace")
                     raise SandboxError(
-                        f"the sandbox failed to start the command: {_short(exc)}"
+                        f"the sandbox failed to start the command: {detail}"
                     ) from exc
         cap = OutputCap(self.settings.output_limit)
 
@@ -202,27 +299,67 @@ class DockerSandbox:
         reader.start()
         reader.join(timeout)
         timed_out = reader.is_alive()
-        if timed_out:
-            kill = api.exec_create(container.id, ["sh", "-c", "kill -9 -1"], user=user)["Id"]
-            api.exec_start(kill)
-            reader.join(KILL_GRACE)
-        code = api.exec_inspect(exec_id).get("ExitCode")
+        self._end_leftovers(container)
+        reader.join(KILL_GRACE)
+        try:
+            code = api.exec_inspect(exec_id).get("ExitCode")
+        except Exception:
+            code = None  # the container was removed to end what the command left
         return CommandResult(
-            exit_code=137 if code is None else int(code),
+            exit_code=137 if code is None or timed_out else int(code),
             output=cap.text(),
             cut=cap.cut,
             timed_out=timed_out,
             seconds=time.perf_counter() - started,
         )
 
+    def _leftovers(self, container: Any) -> list[list[str]]:
+        """Live processes in the container other than its own (docker-init and keep-alive)."""
+        found = self.client.api.top(container.id)
+        titles = found["Titles"]
+        pid, uid, cmd = titles.index("PID"), titles.index("UID"), titles.index("CMD")
+        rows = found["Processes"] or []
+        owner = next(row[uid] for row in rows if row[pid] == self._init_pid)
+        return [r for r in rows if r[uid] != owner and not r[cmd].endswith("<defunct>")]
+
+    def _end_leftovers(self, container: Any) -> None:
+        """Kill every process the command left; remove the container if that cannot be done."""
+        api = self.client.api
+        user = f"{self.uid}:{self.gid}"
+        try:
+            for _ in range(KILL_ROUNDS):
+                if not self._leftovers(container):
+                    return
+                kill = api.exec_create(container.id, [*SHELL, "kill -9 -1"], user=user)["Id"]
+                api.exec_start(kill)
+            if not self._leftovers(container):
+                return
+        except Exception:
+            pass  # the engine could not start the kill (no process slot left) or look
+        try:
+            container.remove(force=True)
+        except Exception:
+            pass
+        self._forget()
+
     def close(self) -> None:
-        """Remove the container unless the user wants it kept for reuse."""
-        if self._container is not None and not self.settings.keep_container:
-            try:
-                self._container.remove(force=True)
-            except Exception:
-                pass
-        self._container = None
+        """Remove the container unless the user wants it kept; placeholders go with it."""
+        import docker.errors
+
+        if self._used:
+            with self._lock, protect.one_at_a_time(self.workspace):
+                try:
+                    found = self.client.containers.get(container_name(self.workspace))
+                    if not self.settings.keep_container:
+                        found.remove(force=True)
+                        found = None
+                except docker.errors.NotFound:
+                    found = None
+                except Exception:
+                    found = "unknown"  # the engine went away: leave the placeholders be
+                if found is None:  # no container relies on them any more
+                    protect.release(self.workspace)
+        self._forget()
         try:
             self.client.close()
         except Exception:

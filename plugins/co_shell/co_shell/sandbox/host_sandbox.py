@@ -1,17 +1,19 @@
 """The ``none`` backend: commands run on the host, in the workspace, as the user.
 
 Only by explicit choice (``shell.sandbox = "none"``), and Co says so in ``co status``
-and in the prompt line. It still gets the minimal environment, the timeout (its process
-group is killed), the output cap and rlimits, but nothing stops it from reading or
+and in the prompt line. It still gets the minimal environment, the timeout, the output cap and
+rlimits, and its process group is killed when it returns (a process that starts its own
+session, e.g. with ``setsid``, escapes that), but nothing stops it from reading or
 writing anything the user can.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
-from co_shell.sandbox.base import CommandResult, minimal_env
+from co_shell.sandbox.base import CommandResult, SandboxUnavailable, minimal_env
 from co_shell.sandbox.process import limiter, parse_size, run_process
 from co_shell.settings import ShellSettings
 
@@ -26,6 +28,8 @@ class HostSandbox:
         self.settings = settings
         self.workspace = Path(os.path.realpath(workspace))
         self.workdir = str(self.workspace)
+        if shutil.which("bash") is None:
+            raise SandboxUnavailable("bash is not installed; Co runs commands with bash")
 
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
         return run_process(
@@ -36,6 +40,9 @@ class HostSandbox:
             output_limit=self.settings.output_limit,
             preexec=limiter(parse_size(self.settings.memory), None),
         )
+
+    def prepare(self) -> None:
+        """Nothing to start."""
 
     def close(self) -> None:
         """Nothing to clean up."""

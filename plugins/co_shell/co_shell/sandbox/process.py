@@ -1,9 +1,10 @@
 """Run a local process with a deadline, a capped output and resource limits.
 
-Shared by the bubblewrap and the host backends. The process gets its own session so a
-timeout kills it and everything in its process group; rlimits cap memory (address
-space), the number of processes (the user's current count plus ``pids``), file size and
-core dumps.
+Shared by the bubblewrap and the host backends. The process gets its own session, and
+its process group is killed when it returns or times out (bubblewrap's PID namespace
+does the rest: when the command ends, so does everything in it); rlimits cap memory
+(address space), the number of processes (the user's current count plus ``pids``), file
+size and core dumps.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from co_shell.sandbox.base import CommandResult, OutputCap, SandboxError
 
 IO_GRACE = 2.0  # after the command exits, for children still writing
+STOP_GRACE = 5.0  # after a stop, for the process to finish ending
 
 
 def parse_size(text: str) -> int:
@@ -70,8 +72,19 @@ def limiter(
     return apply
 
 
-def _pump(proc: subprocess.Popen[bytes], cap: OutputCap, deadline: float) -> bool:
-    """Read output until EOF; kill the process group at the deadline. True if it timed out.
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process's group (it leads one: ``start_new_session``)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+Stop = Callable[["subprocess.Popen[bytes]"], None]
+
+
+def _pump(proc: subprocess.Popen[bytes], cap: OutputCap, deadline: float, stop: Stop) -> bool:
+    """Read output until EOF; ``stop`` the process at the deadline. True if it timed out.
 
     One thread and ``select``: no polling sleeps, so a fast command returns fast. After
     the command exits, children still holding the pipe get ``IO_GRACE`` seconds.
@@ -85,10 +98,8 @@ def _pump(proc: subprocess.Popen[bytes], cap: OutputCap, deadline: float) -> boo
             limit = deadline if exited_at is None else min(deadline, exited_at + IO_GRACE)
             if now >= limit:
                 timed_out = proc.poll() is None
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+                stop(proc)
+                kill_group(proc)
                 return timed_out
             wait = min(limit - now, 0.05 if exited_at is None else limit - now)
             if sel.select(wait):
@@ -110,7 +121,10 @@ def run_process(
     preexec: Callable[[], None] | None = None,
     user: int | None = None,
     group: int | None = None,
+    stop: Stop = kill_group,
+    pass_fds: tuple[int, ...] = (),
 ) -> CommandResult:
+    """Run ``argv``; ``stop`` ends it at the deadline (by default: kill its process group)."""
     started = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -126,18 +140,27 @@ def run_process(
             group=group,
             extra_groups=[] if user is not None else None,
             close_fds=True,
+            pass_fds=pass_fds,
         )
     except OSError as exc:
         raise SandboxError(f"could not start {argv[0]}: {exc.strerror or exc}") from exc
     cap = OutputCap(output_limit)
     assert proc.stdout is not None
     deadline = started + timeout
-    timed_out = _pump(proc, cap, deadline)
+    timed_out = _pump(proc, cap, deadline, stop)
+    code: int | None = None
     try:  # output closed early (``exec >&-``) does not mean the command ended
         code = proc.wait(max(0.0, deadline - time.perf_counter()))
     except subprocess.TimeoutExpired:
         timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
+    if code is None:
+        try:
+            code = proc.wait(STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+    kill_group(proc)  # whatever the command left in its process group ends with it
+    if code is None:
         code = proc.wait()
     proc.stdout.close()
     return CommandResult(

@@ -1,0 +1,130 @@
+"""The workspace names a sandboxed command must not change: ``.git`` and ``.co``.
+
+Git runs what ``.git`` names (hooks, ``core.fsmonitor``, ``core.pager``) on the host, and
+a trusted project's ``.co/`` sets Co's own settings and policy: a command that could write
+them would run code, or grant itself permissions, outside the sandbox. Both sandboxes
+mount each of them read-only over the read-write workspace. A mount point cannot be
+renamed or removed from inside, so ``mv .git x && mkdir .git`` fails as well.
+
+A name that does not exist yet is held by an empty placeholder, mounted read-only like
+the real thing, so a command cannot create it either: an empty ``.git`` folder (git
+skips a ``.git`` that is not a repository and looks further up, as if there were none)
+and an empty ``.co`` file (Co only takes a ``.co`` folder for a project folder). A
+placeholder is removed once no sandbox needs it; an empty one is all it ever is.
+
+Refusing to run, or checking after the command, would be weaker: a workspace without a
+repository is normal, and a file that exists even for a moment can be acted on by the
+host (shell prompts run ``git status`` all the time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from co_shell.sandbox.base import SandboxUnavailable
+
+# name -> what holds it when it is missing
+PLACEHOLDERS = {".git": "folder", ".co": "file"}
+
+
+@dataclass(frozen=True)
+class Held:
+    """What to mount read-only (workspace-relative names) and what they are right now."""
+
+    names: tuple[str, ...]
+    identity: tuple[tuple[str, str, int, int], ...]  # name, kind, device, inode
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    return "special file"
+
+
+def hold(workspace: Path) -> Held:
+    """Make sure each protected name exists (a placeholder if missing) and say what it is.
+
+    A symlinked ``.git`` or ``.co`` is refused: a mount would land on its target and the
+    link itself could still be replaced.
+    """
+    names, identity = [], []
+    for name, placeholder in PLACEHOLDERS.items():
+        path = workspace / name
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            if not _make(path, placeholder):
+                identity.append((name, "absent", 0, 0))  # nobody can create it: no mount
+                continue
+            info = os.lstat(path)
+        kind = _kind(info.st_mode)
+        if kind not in ("folder", "file"):
+            raise SandboxUnavailable(
+                f"the workspace's {name} is a {kind}, which the sandbox cannot keep read-only; "
+                f"replace it with the folder it points to (or, for .git, a 'gitdir: ...' file)"
+            )
+        names.append(name)
+        identity.append((name, kind, info.st_dev, info.st_ino))
+    return Held(tuple(names), tuple(identity))
+
+
+def _make(path: Path, kind: str) -> bool:
+    """Make the placeholder; False when the workspace folder cannot be written at all.
+
+    Then the sandbox cannot create the name either: on a read-only file system, or (when
+    Co is not root) without write permission, since commands run as Co's own uid.
+    """
+    try:
+        if kind == "folder":
+            os.mkdir(path, 0o755)
+        else:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+    except FileExistsError:
+        pass  # made meanwhile by someone else: hold() looks at what is there
+    except OSError as exc:
+        denied = exc.errno in (errno.EACCES, errno.EPERM) and os.getuid() != 0
+        if exc.errno == errno.EROFS or denied:
+            return False
+        raise SandboxUnavailable(
+            f"cannot hold the name {path.name} in the workspace ({exc.strerror}); the sandbox "
+            "needs to place an empty read-only placeholder there"
+        ) from exc
+    return True
+
+
+def release(workspace: Path) -> None:
+    """Remove the placeholders that are still empty; anything with content stays."""
+    for name, placeholder in PLACEHOLDERS.items():
+        path = workspace / name
+        with contextlib.suppress(OSError):
+            info = os.lstat(path)
+            if placeholder == "folder" and stat.S_ISDIR(info.st_mode):
+                os.rmdir(path)  # fails unless empty
+            elif placeholder == "file" and stat.S_ISREG(info.st_mode) and info.st_size == 0:
+                os.unlink(path)
+
+
+@contextlib.contextmanager
+def one_at_a_time(workspace: Path) -> Iterator[None]:
+    """Hold the workspace for one command, across Co processes (an advisory lock on it).
+
+    Commands of two Co sessions in the same workspace take turns: one session's clean-up
+    (ending a call's processes, removing placeholders) never hits the other's command.
+    """
+    fd = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
