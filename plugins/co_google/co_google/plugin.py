@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from co_core import hookimpl
+from co_google.keys import GOOGLE
 
 TOOLS = "co_google.tools"
 
@@ -40,7 +41,7 @@ def register_tools(register: Any) -> None:
 def register_deps(register: Any) -> None:
     from co_google.services import make_services
 
-    register("google", make_services)
+    register(GOOGLE, make_services)
 
 
 @hookimpl

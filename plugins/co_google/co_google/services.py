@@ -135,7 +135,7 @@ def classify(exc: Any, api: str, scope: str | None = None) -> GoogleApiError:
 
 @dataclass
 class GoogleServices:
-    """One per Co run; tools reach it with ``ctx.deps.resource("google")``."""
+    """One per Co run; tools reach it with ``ctx.deps.resource(GOOGLE)``."""
 
     settings: Any
     sleep: Callable[[float], None] = time.sleep

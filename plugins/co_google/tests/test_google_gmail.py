@@ -7,6 +7,7 @@ import email
 from email import policy
 
 import pytest
+from co_google.keys import GOOGLE
 from co_google.tools.gmail import draft_email, list_emails, read_email, search_emails
 from fake_google import RATE_LIMITED, gmail_message, not_enabled
 from pydantic_ai import ModelRetry
@@ -248,7 +249,7 @@ def test_header_injection_and_bad_addresses_are_refused(mailbox, run_tool, to, s
 
 def test_rate_limit_is_retried_with_backoff(mailbox, run_tool, deps):
     slept = []
-    google = deps.resource("google")
+    google = deps.resource(GOOGLE)
     google.sleep = slept.append
     google.section.retry_delay = 0.5
     mailbox.fail("/gmail/v1/users/me/messages", (429, RATE_LIMITED), (429, RATE_LIMITED))
@@ -258,7 +259,7 @@ def test_rate_limit_is_retried_with_backoff(mailbox, run_tool, deps):
 
 
 def test_rate_limit_that_never_ends_is_a_retry(mailbox, run_tool, deps):
-    deps.resource("google").sleep = lambda seconds: None
+    deps.resource(GOOGLE).sleep = lambda seconds: None
     mailbox.fail("/gmail/", *[(429, RATE_LIMITED)] * 10)
     with pytest.raises(ModelRetry, match="rate-limited"):
         run_tool(search_emails, query="x")
@@ -297,7 +298,7 @@ def test_single_part_latin1_message_is_decoded_with_its_charset(mailbox, run_too
 def test_server_error_on_draft_is_not_retried_so_no_duplicate_drafts(mailbox, run_tool, deps):
     from fake_google import error_body
 
-    deps.resource("google").sleep = lambda seconds: None
+    deps.resource(GOOGLE).sleep = lambda seconds: None
     mailbox.fail(
         "/gmail/v1/users/me/drafts",
         (503, error_body(503, "Backend Error", "backendError", "UNAVAILABLE")),
@@ -310,7 +311,7 @@ def test_server_error_on_draft_is_not_retried_so_no_duplicate_drafts(mailbox, ru
 def test_server_error_on_a_read_is_retried(mailbox, run_tool, deps):
     from fake_google import error_body
 
-    deps.resource("google").sleep = lambda seconds: None
+    deps.resource(GOOGLE).sleep = lambda seconds: None
     mailbox.fail(
         "/gmail/v1/users/me/messages/m1",
         (500, error_body(500, "Backend Error", "backendError", "INTERNAL")),
@@ -398,7 +399,7 @@ def test_labels_and_archive_change_the_whole_conversation(conversation, run_tool
 def test_draft_recipients_are_one_normalised_address_each(conversation, deps):
     from co_google.recipients import draft_recipients
 
-    google = deps.resource("google")
+    google = deps.resource(GOOGLE)
     new = {
         "to": "Carol <Carol@Example.com>, dan@example.com",
         "cc": "carol@example.com",

@@ -13,11 +13,11 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core import ToolResult
+from co_core import CoDeps, ToolResult
 from co_shell import pathsafe
 
 PAGE_SIZE = 200
@@ -42,14 +42,14 @@ REASONS = {
 }
 
 
-def _resolve(ctx: RunContext[Any], path: str, *, write: bool = False) -> Path:
+def _resolve(ctx: RunContext[CoDeps], path: str, *, write: bool = False) -> Path:
     try:
         return pathsafe.resolve(ctx.deps.workspace, path, write=write)
     except pathsafe.PathRefused as exc:
         raise ModelRetry(str(exc)) from exc
 
 
-def _shown(ctx: RunContext[Any], real: Path) -> str:
+def _shown(ctx: RunContext[CoDeps], real: Path) -> str:
     """How a resolved path is named in messages: relative to the workspace."""
     return pathsafe.relative(ctx.deps.workspace, real)
 
@@ -112,7 +112,7 @@ def _entries(root: Path, folder: Path, recursive: bool) -> list[str]:
 
 
 def list_files(
-    ctx: RunContext[Any], path: str = ".", recursive: bool = False, page: int = 1
+    ctx: RunContext[CoDeps], path: str = ".", recursive: bool = False, page: int = 1
 ) -> ToolResult:
     """List files and folders in the workspace (sizes shown, folders end in '/', .git skipped).
 
@@ -144,7 +144,7 @@ def list_files(
 
 
 def read_file(
-    ctx: RunContext[Any], path: str, start_line: int = 1, end_line: int | None = None
+    ctx: RunContext[CoDeps], path: str, start_line: int = 1, end_line: int | None = None
 ) -> str:
     """Read a text file of the workspace, optionally only lines start_line..end_line (1-based).
 
@@ -251,7 +251,7 @@ def _replaceable(root: Path, real: Path, shown: str) -> None:
         )
 
 
-def write_file(ctx: RunContext[Any], path: str, content: str) -> str:
+def write_file(ctx: RunContext[CoDeps], path: str, content: str) -> str:
     """Create or overwrite a workspace file with ``content`` (parent folders are created)."""
     real = _resolve(ctx, path, write=True)
     shown = _shown(ctx, real)
@@ -267,7 +267,7 @@ def write_file(ctx: RunContext[Any], path: str, content: str) -> str:
     return f"wrote {len(content.encode())} bytes to {shown}"
 
 
-def edit_file(ctx: RunContext[Any], path: str, search: str, replace: str) -> str:
+def edit_file(ctx: RunContext[CoDeps], path: str, search: str, replace: str) -> str:
     """Replace the exact text ``search`` with ``replace`` in a workspace file.
 
     ``search`` must occur exactly once: copy it from read_file, with enough lines around

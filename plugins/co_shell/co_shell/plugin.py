@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from co_core import hookimpl
+from co_shell.keys import SANDBOX
 
 
 @hookimpl
@@ -37,7 +38,7 @@ def sandbox_factory(settings: Any, deps: Any) -> Any:
 
 @hookimpl
 def register_deps(register: Any) -> None:
-    register("sandbox", sandbox_factory)
+    register(SANDBOX, sandbox_factory)
 
 
 @hookimpl

@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import shlex
 from contextlib import nullcontext
-from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core import span
+from co_core import CoDeps, span
 from co_shell import pathsafe
+from co_shell.keys import SANDBOX
 from co_shell.sandbox import CommandResult, SandboxError, check
 from co_shell.sandbox.base import SHELL
+from co_shell.settings import ShellSettings
 
 TAIL_CHARS = 4000
 
@@ -34,10 +35,10 @@ def _show(result: CommandResult) -> str:
     return result.output.rstrip() or "(no output)"
 
 
-def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
+def run_in_sandbox(ctx: RunContext[CoDeps], argv: list[str]) -> str:
     """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry."""
-    sandbox = ctx.deps.resource("sandbox")
-    settings = ctx.deps.section("shell")
+    sandbox = ctx.deps.resource(SANDBOX)
+    settings = ctx.deps.section(ShellSettings)
     sandbox.prepare()  # e.g. a new container's placeholders for .git/.co are not a change
     backend = getattr(sandbox, "name", type(sandbox).__name__)
     # what the command changes in the workspace is recorded, so /undo covers it
@@ -60,7 +61,7 @@ def run_in_sandbox(ctx: RunContext[Any], argv: list[str]) -> str:
     return _show(result)
 
 
-def run_shell_command(ctx: RunContext[Any], cmd: str) -> str:
+def run_shell_command(ctx: RunContext[CoDeps], cmd: str) -> str:
     """Run a bash command (bash -c) in the sandboxed workspace and return its output.
 
     The workspace is the current directory; there is no network unless the user allowed
@@ -73,7 +74,7 @@ def run_shell_command(ctx: RunContext[Any], cmd: str) -> str:
 
 
 def run_python(
-    ctx: RunContext[Any],
+    ctx: RunContext[CoDeps],
     code: str | None = None,
     path: str | None = None,
     args: list[str] | None = None,

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from co_shell import shell_tools
+from co_shell.keys import SANDBOX
 from co_shell.sandbox import SandboxUnavailable
 from co_shell.sandbox.base import SHELL
 from pydantic_ai import ModelRetry
@@ -347,7 +348,7 @@ def test_docker_container_keeps_only_its_own_processes(co_dirs: Path, workspace:
     deps = deps_for("docker", workspace)
     try:
         shell(deps, "sleep 1000 & sleep 1001 & echo started")
-        box = deps.resource("sandbox")
+        box = deps.resource(SANDBOX)
         rows = box.client.api.top(box.container().id, ps_args="-o pid,uid,args")["Processes"]
     finally:
         deps.close()
@@ -378,7 +379,7 @@ def test_docker_rebuilds_when_git_is_replaced_on_the_host(co_dirs: Path, workspa
     deps = deps_for("docker", workspace)
     try:
         shell(deps, "true")
-        first = deps.resource("sandbox").container().id
+        first = deps.resource(SANDBOX).container().id
         # the user re-creates the repository: the container's mount held the old folder
         shutil.rmtree(workspace / ".git")
         (workspace / ".git").mkdir()
@@ -386,7 +387,7 @@ def test_docker_rebuilds_when_git_is_replaced_on_the_host(co_dirs: Path, workspa
         shell(deps, f"{EVIL_CONFIG} > .git/config; {HOOK} > .git/hooks")
         assert not (workspace / ".git/config").exists()
         assert not (workspace / ".git/hooks").exists()
-        assert deps.resource("sandbox").container().id != first
+        assert deps.resource(SANDBOX).container().id != first
     finally:
         deps.close()
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from co_shell.checks import sandbox_check
+from co_shell.keys import SANDBOX
 from co_shell.sandbox import SandboxUnavailable, make_sandbox
 from shell_testlib import make_workspace, require_backend, sandbox_for, settings_for
 
@@ -195,7 +196,7 @@ def test_sandbox_is_a_deps_resource_closed_on_exit(co_dirs: Path, workspace: Pat
         {"shell": {"sandbox": "docker", "image": image, "keep_container": False}},
         workspace=workspace,
     )
-    box = deps.resource("sandbox")
+    box = deps.resource(SANDBOX)
     assert box.name == "docker" and box.run(["echo", "hi"]).output == "hi\n"
     container_id = box.container().id
     assert deps.close() == []

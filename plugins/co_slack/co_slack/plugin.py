@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from co_core import hookimpl
+from co_slack.keys import SLACK
 
 
 @hookimpl
@@ -30,7 +31,7 @@ def register_tools(register: Any) -> None:
 def register_deps(register: Any) -> None:
     from co_slack.connection import make_connection
 
-    register("slack", make_connection)
+    register(SLACK, make_connection)
 
 
 @hookimpl

@@ -17,6 +17,7 @@ from co_core import CoDeps, ToolResult
 from co_slack import format as fmt
 from co_slack.connection import USER_ID, SlackConnection
 from co_slack.errors import SlackProblem, problem
+from co_slack.keys import SLACK
 
 MAX_HISTORY = 200
 MAX_TEXT = 12_000  # markdown_text's limit
@@ -24,7 +25,7 @@ MAX_USERS = 10
 
 
 def _slack(ctx: RunContext[CoDeps]) -> SlackConnection:
-    return ctx.deps.resource("slack")
+    return ctx.deps.resource(SLACK)
 
 
 @contextmanager

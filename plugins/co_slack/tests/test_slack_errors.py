@@ -6,6 +6,7 @@ import logging
 import socket
 
 import pytest
+from co_slack.keys import SLACK
 from co_slack.tools import list_slack_channels, post_slack_message, read_slack_channel
 from pydantic_ai import ModelRetry
 from slack_fake import TOKEN
@@ -121,7 +122,7 @@ def test_the_token_never_reaches_logs_or_errors(make_ctx, fake, caplog):
     assert "Sending a request" in caplog.text  # slack_sdk did log at DEBUG
     assert TOKEN not in caplog.text
     assert all(TOKEN not in m for m in messages)
-    assert TOKEN not in repr(ctx.deps.resource("slack"))
+    assert TOKEN not in repr(ctx.deps.resource(SLACK))
     assert TOKEN not in repr(ctx.deps.settings.section("slack"))
 
 
@@ -145,7 +146,7 @@ def test_a_long_retry_after_is_not_waited_for_and_the_model_is_told(make_ctx, fa
     fake.retry_after = 15
     ctx = make_ctx()
     slept: list[float] = []
-    ctx.deps.resource("slack").sleep = slept.append
+    ctx.deps.resource(SLACK).sleep = slept.append
     with pytest.raises(ModelRetry, match=r"rate limiting Co for 15 s.*waits at most 10 s"):
         list_slack_channels(ctx)
     assert slept == [] and len(fake.calls("conversations.list")) == 1
@@ -156,7 +157,7 @@ def test_a_short_retry_after_is_waited_for(make_ctx, fake):
     fake.retry_after = 2
     ctx = make_ctx()
     slept: list[float] = []
-    ctx.deps.resource("slack").sleep = slept.append
+    ctx.deps.resource(SLACK).sleep = slept.append
     assert list_slack_channels(ctx).count == 5
     assert slept == [2]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from co_slack.keys import SLACK
 from co_slack.tools import find_slack_user, post_slack_message, read_slack_channel, search_slack
 from pydantic_ai import ModelRetry
 from slack_fake import USER_TOKEN
@@ -86,7 +87,7 @@ def test_a_bot_token_given_as_user_token_is_refused_clearly(make_ctx, fake, monk
 def test_channel_keys_from_names_need_no_network(make_ctx, fake, typed, key):
     from co_slack.connection import canonical_channel
 
-    slack = make_ctx().deps.resource("slack")
+    slack = make_ctx().deps.resource(SLACK)
     assert canonical_channel(slack, typed) == key
     assert fake.requests == []
 
@@ -94,7 +95,7 @@ def test_channel_keys_from_names_need_no_network(make_ctx, fake, typed, key):
 def test_channel_keys_from_ids_are_looked_up_once(make_ctx, fake):
     from co_slack.connection import canonical_channel
 
-    slack = make_ctx().deps.resource("slack")
+    slack = make_ctx().deps.resource(SLACK)
     assert canonical_channel(slack, "C0RELEASE1") == "#releases"
     assert canonical_channel(slack, "<#C0RELEASE1>") == "#releases"
     assert canonical_channel(slack, "U0GRACE001") == "@grace"

@@ -7,16 +7,18 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
+from co_core import CoDeps
 from co_google.auth import GoogleAuthProblem
+from co_google.keys import GOOGLE
 from co_google.services import GoogleApiError, GoogleServices
 
 
-def services(ctx: RunContext[Any]) -> GoogleServices:
-    return ctx.deps.resource("google")
+def services(ctx: RunContext[CoDeps]) -> GoogleServices:
+    return ctx.deps.resource(GOOGLE)
 
 
 def call(
-    ctx: RunContext[Any],
+    ctx: RunContext[CoDeps],
     api: str,
     make: Callable[[Any], Any],
     not_found: str | None = None,
@@ -33,7 +35,7 @@ def call(
         raise ModelRetry(str(exc)) from exc
 
 
-def call_many(ctx: RunContext[Any], api: str, make: Callable[[Any], list[Any]]) -> list[Any]:
+def call_many(ctx: RunContext[CoDeps], api: str, make: Callable[[Any], list[Any]]) -> list[Any]:
     """Build requests with ``make(client)`` and run them as one batch; errors become ModelRetry."""
     google = services(ctx)
     try:

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core import ToolResult
+from co_core import CoDeps, ToolResult
 from co_google.tools._call import call, call_many, cap, services
 from co_google.tools.gmail import html_to_text
 
@@ -76,7 +76,7 @@ def parse_when(text: str, zone: tzinfo, *, end: bool = False) -> datetime:
 
 
 def _window(
-    ctx: RunContext[Any], start: str | None, end: str | None, days: int
+    ctx: RunContext[CoDeps], start: str | None, end: str | None, days: int
 ) -> tuple[datetime, datetime, tzinfo]:
     zone = user_zone(services(ctx).section.time_zone)
     begin = (
@@ -110,7 +110,7 @@ def _when(event: dict[str, Any], zone: tzinfo) -> str:
     return text
 
 
-def _calendars(ctx: RunContext[Any]) -> list[dict[str, Any]]:
+def _calendars(ctx: RunContext[CoDeps]) -> list[dict[str, Any]]:
     """The user's calendar list, asked once per session."""
     google = services(ctx)
     if google.calendars is None:
@@ -134,7 +134,7 @@ def _name(entry: dict[str, Any]) -> str:
     return str(entry.get("summaryOverride") or entry.get("summary") or entry.get("id"))
 
 
-def _chosen(ctx: RunContext[Any], calendar: str) -> list[tuple[str, str]]:
+def _chosen(ctx: RunContext[CoDeps], calendar: str) -> list[tuple[str, str]]:
     """(calendar id, name to show or "" for the primary) for ``calendar``, or every calendar
     the user shows in Google Calendar when it is empty."""
     wanted = calendar.strip().lower()
@@ -154,7 +154,7 @@ def _chosen(ctx: RunContext[Any], calendar: str) -> list[tuple[str, str]]:
 
 
 def _events(
-    ctx: RunContext[Any],
+    ctx: RunContext[CoDeps],
     begin: datetime,
     finish: datetime,
     zone: tzinfo,
@@ -232,7 +232,7 @@ def _start(event: dict[str, Any], zone: tzinfo) -> datetime:
 
 
 def list_calendar_events(
-    ctx: RunContext[Any], start: str = "", end: str = "", calendar: str = ""
+    ctx: RunContext[CoDeps], start: str = "", end: str = "", calendar: str = ""
 ) -> ToolResult:
     """List Google Calendar events with their ids (default: today and the next 7 days).
 
@@ -246,7 +246,7 @@ def list_calendar_events(
 
 
 def search_calendar_events(
-    ctx: RunContext[Any],
+    ctx: RunContext[CoDeps],
     query: str,
     start: str = "",
     end: str = "",
@@ -288,7 +288,7 @@ def _person(who: dict[str, Any]) -> str:
     return f"{name} <{mail}>" if name else str(mail)
 
 
-def read_calendar_event(ctx: RunContext[Any], event_id: str) -> str:
+def read_calendar_event(ctx: RunContext[CoDeps], event_id: str) -> str:
     """Details of one event: time, place, meeting link, organizer, attendees and answers.
 
     Args:
@@ -366,7 +366,7 @@ def _span(start: datetime, stop: datetime, zone: tzinfo) -> str:
     return f"{a:%a %Y-%m-%d %H:%M}–{tail}"
 
 
-def free_busy(ctx: RunContext[Any], start: str, end: str = "", people: str = "") -> ToolResult:
+def free_busy(ctx: RunContext[CoDeps], start: str, end: str = "", people: str = "") -> ToolResult:
     """When the user (and others) are busy, and the free slots they share on weekdays 9–18.
 
     Args:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core import ToolResult
+from co_core import CoDeps, ToolResult
 from co_google.tools._call import call, cap, services
 
 PAGE_SIZE = 10
@@ -48,7 +48,7 @@ def _kind(mime: str) -> str:
     return KINDS.get(mime, mime)
 
 
-def search_drive(ctx: RunContext[Any], query: str, page: int = 1) -> ToolResult:
+def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> ToolResult:
     """Search Google Drive files by name or content; 10 per page, with ids.
 
     Args:
@@ -112,7 +112,7 @@ def _is_text(mime: str) -> bool:
     return mime.startswith("text/") or mime in TEXT_TYPES
 
 
-def _export(ctx: RunContext[Any], file_id: str, formats: list[str]) -> bytes:
+def _export(ctx: RunContext[CoDeps], file_id: str, formats: list[str]) -> bytes:
     from co_google.services import GoogleApiError
 
     google = services(ctx)
@@ -127,7 +127,7 @@ def _export(ctx: RunContext[Any], file_id: str, formats: list[str]) -> bytes:
     raise AssertionError("unreachable")
 
 
-def read_drive_file(ctx: RunContext[Any], file_id: str) -> str:
+def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str:
     """Read a Drive file as text (Docs as Markdown, Sheets as CSV).
 
     Args:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext
 
-from co_core import ToolResult
+from co_core import CoDeps, ToolResult
 from co_google import recipients as R
 from co_google.auth import GoogleAuthProblem
 from co_google.services import GoogleApiError
@@ -72,7 +72,7 @@ def _check_id(email_id: str) -> str:
     return email_id
 
 
-def _labels(ctx: RunContext[Any], fresh: bool = False) -> list[dict[str, Any]]:
+def _labels(ctx: RunContext[CoDeps], fresh: bool = False) -> list[dict[str, Any]]:
     """The user's labels, listed once per session (again when a name is not found)."""
     google = services(ctx)
     if google.labels is None or fresh:
@@ -81,7 +81,7 @@ def _labels(ctx: RunContext[Any], fresh: bool = False) -> list[dict[str, Any]]:
     return google.labels
 
 
-def _label_id(ctx: RunContext[Any], label: str) -> str:
+def _label_id(ctx: RunContext[CoDeps], label: str) -> str:
     label = label.strip() or "INBOX"
     if label.upper() in SYSTEM_LABELS:
         return label.upper()
@@ -93,7 +93,7 @@ def _label_id(ctx: RunContext[Any], label: str) -> str:
     raise ModelRetry(f"There is no Gmail label {label!r}. Labels: {names}")
 
 
-def _listing(ctx: RunContext[Any], what: str, **params: Any) -> ToolResult:
+def _listing(ctx: RunContext[CoDeps], what: str, **params: Any) -> ToolResult:
     response = call(ctx, "gmail", lambda g: g.users().messages().list(userId="me", **params))
     refs = response.get("messages", [])
     if not refs:
@@ -133,7 +133,7 @@ def _listing(ctx: RunContext[Any], what: str, **params: Any) -> ToolResult:
     )
 
 
-def list_emails(ctx: RunContext[Any], label: str = "INBOX", limit: int = 10) -> ToolResult:
+def list_emails(ctx: RunContext[CoDeps], label: str = "INBOX", limit: int = 10) -> ToolResult:
     """List the newest emails under a Gmail label, with their ids.
 
     Args:
@@ -145,7 +145,7 @@ def list_emails(ctx: RunContext[Any], label: str = "INBOX", limit: int = 10) -> 
     return _listing(ctx, f"under {label}", labelIds=[label_id], maxResults=limit)
 
 
-def search_emails(ctx: RunContext[Any], query: str, limit: int = 10) -> ToolResult:
+def search_emails(ctx: RunContext[CoDeps], query: str, limit: int = 10) -> ToolResult:
     """Search Gmail, newest first, with their ids.
 
     Args:
@@ -252,7 +252,7 @@ def _not_found(email_id: str) -> str:
     return f"No email has id {email_id!r}; use an id from list_emails or search_emails."
 
 
-def read_email(ctx: RunContext[Any], email_id: str, thread: bool = False) -> str:
+def read_email(ctx: RunContext[CoDeps], email_id: str, thread: bool = False) -> str:
     """Read an email by id: headers, text body, attachment names.
 
     Args:
@@ -285,7 +285,7 @@ def read_email(ctx: RunContext[Any], email_id: str, thread: bool = False) -> str
     return f"Conversation of {len(messages)} emails, oldest first.\n\n" + "\n\n".join(parts)
 
 
-def _thread_of(ctx: RunContext[Any], email_id: str) -> tuple[str, str]:
+def _thread_of(ctx: RunContext[CoDeps], email_id: str) -> tuple[str, str]:
     """The thread id and subject of an email."""
     message = call(
         ctx,
@@ -307,7 +307,7 @@ def _is_text(mime: str, name: str) -> bool:
     return mime.startswith("text/") or mime in TEXT_TYPES or suffix in TEXT_EXTENSIONS
 
 
-def read_email_attachment(ctx: RunContext[Any], email_id: str, attachment: str) -> str:
+def read_email_attachment(ctx: RunContext[CoDeps], email_id: str, attachment: str) -> str:
     """Read a text attachment (txt, csv, json, ics, html, ...) of an email.
 
     Args:
@@ -362,7 +362,7 @@ def _shown(pairs: list[tuple[str, str]]) -> str:
 
 
 def draft_email(
-    ctx: RunContext[Any],
+    ctx: RunContext[CoDeps],
     body: str,
     to: str = "",
     subject: str = "",
@@ -440,7 +440,7 @@ def _names(text: str) -> list[str]:
 
 
 def label_email(
-    ctx: RunContext[Any], email_id: str, add: str = "", remove: str = "", archive: bool = False
+    ctx: RunContext[CoDeps], email_id: str, add: str = "", remove: str = "", archive: bool = False
 ) -> str:
     """Change the labels of an email's conversation, or archive it.
 
