@@ -500,8 +500,8 @@ class VaultIndex:
         progress = BuildProgress(len(files), show=lambda: not in_builder or self._waiting)
         try:
             for start in range(0, len(files), BATCH_NOTES):
-                if self._stopping and in_builder:
-                    raise _Stopped
+                if start and self._stopping and in_builder:
+                    raise _Stopped  # after one batch at least: every Co adds to the index
                 batch = files[start : start + BATCH_NOTES]
                 parsed = [self._note_rows(f) for f in batch]
                 with _transaction(conn):
