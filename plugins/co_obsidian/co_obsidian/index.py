@@ -27,18 +27,17 @@ import hashlib
 import itertools
 import operator
 import os
-import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from co_core.telemetry import span
-from co_obsidian import scan
+from co_obsidian import rank, scan
 from co_obsidian import text as T
 from co_obsidian.links import resolve_link
 from co_obsidian.parse import parse_note
@@ -48,13 +47,6 @@ from co_obsidian.watch import Watcher
 
 SCHEMA = "6"  # 6: links resolved like Obsidian, titles and aliases, build in batches
 MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
-RANK = "bm25(fts, 10.0, 5.0, 4.0, 1.0)"  # title, headings, tags, body
-# bm25 costs ~1 us per matching note; past this many matches (a word in most notes, where
-# bm25 cannot tell notes apart anyway) title/heading/tag matches come first, then the rest
-# newest first. A phrase whose words are together in more notes than this is ranked that
-# way too (see _ranked).
-RANK_ALL_UP_TO = 2000
-_QUOTED = re.compile(r'"([^"]*)"')  # the quoted parts of a MATCH (tokens hold no quotes)
 SYNC_NOTES = 200  # up to this many notes to (re)index are indexed before answering ...
 SYNC_BYTES = 2_000_000  # ... if they hold no more than this; else in the background
 BATCH_NOTES = 200  # a build commits after every batch: an interrupted one keeps its work
@@ -172,7 +164,7 @@ class VaultIndex:
         self._conn: sqlite3.Connection | None = None
         self._db_ino: int | None = None
         self._dirs: dict[str, int] = {}
-        self._listing: tuple[dict[str, int], list[str]] | None = None  # last walk: sizes, links
+        self._listing: tuple[list[str], list[str]] | None = None  # last walk: notes, symlinks
         self._checked_at = float("-inf")
         self._ready = False  # the index covers the vault: searches use it
         self._builder: threading.Thread | None = None
@@ -375,7 +367,7 @@ class VaultIndex:
             f.rel: f for f in walk(self.root, dirs=dirs, links=links, attachments=attachments)
         }
         self._dirs = dirs
-        self._listing = ({rel: f.size for rel, f in on_disk.items()}, links)
+        self._listing = (list(on_disk), links)
         self._watcher.start(sorted(dirs))
         if self._watcher.active and self._dirs_changed():
             self._watcher.close()  # changed while we looked: poll until the next full scan
@@ -464,6 +456,7 @@ class VaultIndex:
             return
         self._generation += 1
         with _transaction(conn):
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '0')")
             if wipe:
                 conn.execute("DELETE FROM notes")
                 conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
@@ -478,6 +471,7 @@ class VaultIndex:
         if changed:
             with span("co.index.build", notes=len(changed)):
                 self._index_files(conn, changed)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
         self._generation += 1
         self._checkpoint(conn)
 
@@ -579,10 +573,7 @@ class VaultIndex:
         ``allowed``: a test on a note's vault-relative path (and, for a symlinked note,
         on its target's); notes it refuses are left out as if they did not exist."""
         if not self._ready and not self.building():
-            try:
-                self._guarded(lambda conn: None)
-            except _Later:
-                pass
+            self._prepare()
         if not self._ready:
             found = self._unindexed(query, offset, limit, allowed)
             self._start_builder()
@@ -599,6 +590,32 @@ class VaultIndex:
             self._wait_ready()
             return self._guarded(self._search, query, offset, limit, allowed)
 
+    def _prepare(self) -> None:
+        """Before the first search of this Co: bring the index up to date now if that is
+        quick (a vault of a few notes, or few changes since a complete build); else the
+        builder does it while rg answers."""
+        complete = True
+        try:
+            with self._lock:
+                if self._conn is not None or self.db_path.exists():
+                    conn = self._connection()
+                    row = conn.execute("SELECT value FROM meta WHERE key='complete'").fetchone()
+                    complete = row == ("1",)
+                else:
+                    complete = False
+        except sqlite3.DatabaseError:
+            pass  # _guarded deletes and rebuilds it
+        if (
+            not complete
+            and len(list(itertools.islice(walk(self.root, sizes=False), SYNC_NOTES + 1)))
+            > SYNC_NOTES
+        ):
+            return  # an unfinished index of a vault this large is finished in the background
+        try:
+            self._guarded(lambda conn: None)
+        except _Later:
+            pass
+
     def _unindexed(
         self, query: T.Query, offset: int, limit: int, allowed: Allowed | None
     ) -> tuple[list[Hit], bool] | None:
@@ -607,14 +624,25 @@ class VaultIndex:
         rg = scan.executable()
         if rg is None:
             return None
-        listing = self._listing
-        if listing is None:
-            links: list[str] = []
-            listing = ({f.rel: f.size for f in walk(self.root, links=links)}, links)
-        ranked = scan.ranked(rg, self.root, listing[0], listing[1], query)
+
+        def notes() -> tuple[list[str], list[str]]:  # listed while rg reads the vault
+            if self._listing is None:
+                links: list[str] = []
+                self._listing = ([f.rel for f in walk(self.root, sizes=False, links=links)], links)
+            return self._listing
+
+        some = []
+        if len(query.terms) > 1:  # notes to sample for the rarest term
+            some = (
+                self._listing[0] if self._listing else list(itertools.islice(self._names(), 1000))
+            )
+        ranked = scan.ranked(rg, self.root, query, notes, some)
         if ranked is None:
             return None
         return self._page(lambda: iter(ranked), query, offset, limit, allowed, cache=False)
+
+    def _names(self) -> Iterator[str]:
+        return (f.rel for f in walk(self.root, sizes=False))
 
     def _search(
         self,
@@ -634,7 +662,7 @@ class VaultIndex:
         else:
 
             def stream() -> Iterator[str]:
-                return self._ranked(conn, query, match)
+                return rank.candidates(conn, query, match)
 
         try:
             return self._page(stream, query, offset, limit, allowed, cache=True)
@@ -712,80 +740,6 @@ class VaultIndex:
             return target == path or allowed(target)
 
         return ok
-
-    def _ranked(self, conn: sqlite3.Connection, query: T.Query, match: str) -> Iterator[str]:
-        """Candidate paths best first: notes whose title is the query, then by BM25 (or,
-        for too many matches to score, title/heading/tag matches and then newest first)."""
-        seen: set[int] = set()
-        for note_id, path in conn.execute(
-            "SELECT DISTINCT n.id, n.path FROM titles t JOIN notes n ON n.id = t.note_id "
-            "WHERE t.key = ? AND n.binary = 0 ORDER BY length(n.path), n.path",
-            (query.title,),
-        ).fetchall():
-            seen.add(note_id)
-            yield path
-        for note_id, path in self._scored(conn, match):
-            if note_id not in seen:
-                yield path
-
-    @staticmethod
-    def _scored(conn: sqlite3.Connection, match: str) -> Iterator[tuple[int, str]]:
-        join = "SELECT n.id, n.path FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ?"
-        phrases = [part for part in _QUOTED.findall(match) if " " in part]
-        if phrases:  # phrases of several words
-            # BM25 finds each phrase's matches once more (for its idf), checking the word
-            # positions of every note holding all its words: for common words that is
-            # most of the search. Such a phrase is not scored (see below).
-            if not any(VaultIndex._common_words(conn, phrase) for phrase in phrases):
-                rows = conn.execute(
-                    f"SELECT rowid, {RANK} FROM fts WHERE fts MATCH ? LIMIT ?",
-                    (match, RANK_ALL_UP_TO + 1),
-                ).fetchall()
-                if len(rows) <= RANK_ALL_UP_TO:
-                    rows.sort(key=operator.itemgetter(1, 0))
-                    yield from VaultIndex._with_paths(conn, [note_id for note_id, _ in rows])
-                    return
-        else:  # counting a word's notes is cheap, scoring each is not
-            many = conn.execute(
-                "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
-                (match, RANK_ALL_UP_TO + 1),
-            ).fetchone()[0]
-            if many <= RANK_ALL_UP_TO:
-                yield from conn.execute(f"{join} ORDER BY {RANK}", (match,)).fetchall()
-                return
-        # Too many to score: title, heading and tag matches first (by BM25: few notes, and
-        # only those columns' positions are read), then the rest newest first (note ids
-        # follow modification order), read only as far as the page needs.
-        head = f"{{title headings tags}} : ({match})"
-        seen = set()
-        for note_id, path in conn.execute(f"{join} ORDER BY {RANK}", (head,)).fetchall():
-            seen.add(note_id)
-            yield note_id, path
-        for note_id, path in conn.execute(f"{join} ORDER BY fts.rowid DESC", (match,)):
-            if note_id not in seen:
-                yield note_id, path
-
-    @staticmethod
-    def _common_words(conn: sqlite3.Connection, phrase: str) -> bool:
-        """Do the words of this phrase occur together in more than RANK_ALL_UP_TO notes?"""
-        words = " AND ".join(f'"{word}"' for word in phrase.split())
-        return (
-            conn.execute(
-                "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
-                (words, RANK_ALL_UP_TO + 1),
-            ).fetchone()[0]
-            > RANK_ALL_UP_TO
-        )
-
-    @staticmethod
-    def _with_paths(conn: sqlite3.Connection, ids: list[int]) -> Iterator[tuple[int, str]]:
-        """(id, path) in the order of ``ids``, looked up as the caller reads on (it mostly
-        stops after a page); ids of notes changed or deleted since are skipped."""
-        for start in range(0, len(ids), 64):
-            chunk = ids[start : start + 64]
-            marks = ",".join("?" * len(chunk))
-            paths = dict(conn.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", chunk))
-            yield from ((note_id, paths[note_id]) for note_id in chunk if note_id in paths)
 
     # -- listing, names, links ------------------------------------------------------------
 
@@ -895,7 +849,3 @@ class VaultIndex:
     def note_changed(self, path: Path) -> None:
         """A tool wrote ``path``: look again on the next query."""
         self._checked_at = float("-inf")
-
-
-def paths_of(hits: Iterable[Hit]) -> list[str]:
-    return [hit.path for hit in hits]

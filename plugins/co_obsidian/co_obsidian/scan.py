@@ -1,14 +1,17 @@
 """Search without the index, while it is built: ripgrep reads the notes.
 
-One ``rg -c`` per query term runs over the vault (side by side: ripgrep reads with
-native threads several times faster than Python could), counting the lines where the
-term may occur. A term may also match a note's file name instead of its text (as in the
-index: folder names do not count). The notes holding every term are ranked like the
-index ranks them, roughly: a note whose title is the query first, then title matches,
-then matching lines for the note's length. rg only preselects: the caller reads the
-candidates best first and keeps those whose real text matches (its patterns are built
-to match at least wherever :func:`co_obsidian.text.term_pattern` does: accents optional,
-any case, only the right word edge, a phrase may break across lines).
+The query term that looks rarest in a sample of notes is counted by one ``rg -c`` over
+the vault (ripgrep reads with native threads several times faster than Python could);
+the other terms only in the notes that hold it (one rg run each, side by side), so a
+query with one rare word costs about one rg scan however many words it has; a term in
+half the sample or more is not counted at all. A term may
+also match a note's file name instead of its text (as in the index: folder names do not
+count). The notes holding every term are ranked like the index ranks them, roughly: a
+note whose title is the query first, then title matches, then matching lines for the
+note's length. rg only preselects: the caller reads the candidates best first and keeps
+those whose real text matches (its patterns are built to match at least wherever
+:func:`co_obsidian.text.term_pattern` does: accents optional, any case, only the right
+word edge, a phrase may break across lines).
 
 Same files as :func:`co_obsidian.vault.walk`: ``*.md`` in any case, hidden files and
 folders skipped (rg's default), no ``.gitignore`` rules and no user rg config;
@@ -23,11 +26,11 @@ import shutil
 import subprocess
 import threading
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from co_obsidian import text as T
-from co_obsidian.vault import stem
+from co_obsidian.vault import read_text, stem
 
 TIMEOUT = 60.0
 _MARKS = r"[\x{300}-\x{36f}]"
@@ -35,7 +38,13 @@ _SPACE = r"[\s\x1c-\x1f]"  # Python's \s also matches \x1c-\x1f; Rust's does not
 _RIGHT = r"(?:$|[^\p{L}\p{N}])"
 # Python's IGNORECASE maps these to ASCII i; Unicode simple case folding (rg -i) does not
 _EXTRA = {"i": "İı"}
-MAX_LINKS = 2000  # symlinked notes named on rg's command line
+# notes named on rg's command line at most (more: rg reads the vault, and the caller
+# keeps the ones it asked about), well under the kernel's limit
+MAX_PATHS = 4000
+MAX_PATH_BYTES = 200_000
+SAMPLE = 100  # notes read to guess which term is rarest ...
+SAMPLE_CHARS = 4096  # ... this much of each
+COMMON_SHARE = 0.5
 
 
 def executable() -> str | None:
@@ -77,15 +86,19 @@ def term_regex(term: str) -> str:
 
 
 class _Count:
-    """One ``rg -c`` run for a term; ``result()`` collects {note: lines}, None if rg failed."""
+    """One ``rg -c`` run for a term over ``paths`` (vault-relative; ``.`` for the whole
+    vault); ``result()`` collects {note: lines}, None if rg failed."""
 
-    def __init__(self, rg: str, root: Path, term: str, links: list[str]) -> None:
+    def __init__(self, rg: str, root: Path, term: str, paths: list[str]) -> None:
         cmd = [
             rg, "--no-config", "--no-ignore", "--no-messages", "-a", "-i", "--null",
             "--with-filename", "--color", "never", "--iglob", "*.md", "-c",
-            "-e", term_regex(term), "--", ".", *links[:MAX_LINKS],
+            "-e", term_regex(term), "--", *paths,
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
+        self.failed = False
+        if not paths:
+            return
         try:
             self.proc = subprocess.Popen(
                 cmd,
@@ -95,12 +108,12 @@ class _Count:
                 stderr=subprocess.PIPE,  # small: --no-messages keeps file errors out
             )
         except (OSError, ValueError):  # ValueError: a NUL in the query
-            self.proc = None
+            self.failed = True
 
     def result(self) -> dict[str, int] | None:
         proc = self.proc
         if proc is None:
-            return None
+            return None if self.failed else {}
         timer = threading.Timer(TIMEOUT, proc.kill)  # an rg that hangs is stopped
         timer.start()
         try:
@@ -135,42 +148,105 @@ class _Count:
                 pipe.close()
 
 
-def ranked(
-    rg: str, root: Path, sizes: Mapping[str, int], links: list[str], query: T.Query
-) -> list[str] | None:
-    """The notes that may hold every term, best first; None if rg failed. ``sizes``:
-    every note of the vault and its size; ``links``: the symlinked ones."""
-    runs = [_Count(rg, root, term, links) for term in query.terms]
-    try:
-        counts = [run.result() for run in runs]
-    finally:
-        for run in runs:
-            run.close()
-    if any(c is None for c in counts):
-        return None
-    names = {rel: T.nfc(stem(rel)) for rel in sizes}
+def _shares(root: Path, names: list[str], query: T.Query) -> list[float]:
+    """For each term, the share of a sample of ``names`` (spread over them) holding it
+    in their text or file name."""
+    step = max(1, len(names) // SAMPLE)
+    sample = names[::step][:SAMPLE]
     patterns = query.patterns
-    found: set[str] | None = None
-    on_name: list[set[str]] = []
-    for term_counts, pattern in zip(counts, patterns, strict=True):
-        assert term_counts is not None
-        named = {rel for rel, name in names.items() if pattern.search(name)}
-        on_name.append(named)
-        holding = {rel for rel in term_counts if rel in names} | named
-        found = holding if found is None else found & holding
+    seen = [0] * len(patterns)
+    for rel in sample:
+        text = T.nfc(read_text(root / rel, SAMPLE_CHARS) or "")
+        name = T.nfc(stem(rel))
+        for index, pattern in enumerate(patterns):
+            seen[index] += bool(pattern.search(name) or pattern.search(text))
+    return [count / max(1, len(sample)) for count in seen]
+
+
+def _within(paths: list[str]) -> list[str]:
+    """What to give rg to look at these notes: themselves, or the vault when they are too
+    many for a command line (the caller keeps only the notes it asked about)."""
+    if len(paths) <= MAX_PATHS and sum(len(p) + 1 for p in paths) <= MAX_PATH_BYTES:
+        return paths
+    return ["."]
+
+
+def ranked(
+    rg: str,
+    root: Path,
+    query: T.Query,
+    notes: Callable[[], tuple[list[str], list[str]]],
+    some_notes: list[str],
+) -> list[str] | None:
+    """The notes that may hold every term, best first; None if rg failed. ``notes()``
+    lists the vault's notes and the symlinked ones among them (called while rg reads the
+    vault); ``some_notes``: notes to sample for the rarest term."""
+    terms = query.terms
+    shares = _shares(root, some_notes, query) if len(terms) > 1 else [0.0]
+    order = sorted(range(len(terms)), key=lambda i: (shares[i], -len(terms[i]), i))
+    # a further term in most notes is not counted: like BM25, which gives such a word
+    # next to no weight, it does not tell notes apart (the notes shown are checked
+    # against every term anyway)
+    order = order[:1] + [i for i in order[1:] if shares[i] < COMMON_SHARE]
+    vault = _Count(rg, root, terms[order[0]], ["."])
+    try:
+        names, links = notes()
+        linked = _Count(rg, root, terms[order[0]], links[:MAX_PATHS]).result()
+        first = vault.result()
+    finally:
+        vault.close()
+    if first is None or linked is None:
+        return None
+    patterns = query.patterns
+    listed = set(names)
+    # the file names, one per line: a term in none of them is ruled out in one regex scan
+    every_name = T.nfc("\n".join(stem(rel) for rel in names))
+
+    def named(term: int, rels: Iterable[str]) -> set[str]:
+        """The notes among ``rels`` whose file name holds the term."""
+        if not patterns[term].search(every_name):
+            return set()
+        return {rel for rel in rels if patterns[term].search(T.nfc(stem(rel)))}
+
+    counts: list[dict[str, int]] = [{} for _ in terms]
+    on_name: list[set[str]] = [set() for _ in terms]
+    on_name[order[0]] = named(order[0], names)
+    counts[order[0]] = {rel: n for rel, n in {**first, **linked}.items() if rel in listed}
+    found = set(counts[order[0]]) | on_name[order[0]]
+    if len(order) > 1 and found:
+        # the other terms, only in the notes that hold the first, side by side
+        within = _within(sorted(found))
+        runs = [(i, _Count(rg, root, terms[i], within)) for i in order[1:]]
+        try:
+            for term, run in runs:
+                got = run.result()
+                if got is None:
+                    return None
+                counts[term] = {rel: n for rel, n in got.items() if rel in found}
+                on_name[term] = named(term, found)
+                found &= set(counts[term]) | on_name[term]
+        finally:
+            for _term, run in runs:
+                run.close()
+    for term in set(range(len(terms))) - set(order):  # not counted, but found in names
+        on_name[term] = named(term, found)
+    sizes = {}
+    base = f"{root}{os.sep}"
+    for rel in found:
+        try:
+            sizes[rel] = os.stat(base + rel).st_size
+        except OSError:
+            pass  # gone since it was listed
     average = max(1.0, sum(sizes.values()) / max(1, len(sizes)))
-    title = query.title
+    # a note titled as the query has every term in its name
+    titled = {rel for rel in set.intersection(*on_name) if T.title_key(stem(rel)) == query.title}
 
     def score(rel: str) -> tuple[float, str]:
-        value = 0.0
-        for term_counts, named in zip(counts, on_name, strict=True):
-            assert term_counts is not None
-            value += 10.0 * (rel in named)
-            value += math.log1p(min(term_counts.get(rel, 0), 20)) / (
-                0.5 + 0.5 * max(sizes[rel], 0) / average
-            )
-        if T.title_key(names[rel]) == title:
-            value += 1000.0
+        length = 0.5 + 0.5 * sizes[rel] / average
+        value = 1000.0 * (rel in titled)
+        for term_counts, named_by in zip(counts, on_name, strict=True):
+            value += 10.0 * (rel in named_by)
+            value += math.log1p(min(term_counts.get(rel, 0), 20)) / length
         return -value, rel
 
-    return sorted(found or (), key=score)
+    return sorted(sizes, key=score)

@@ -49,8 +49,11 @@ class FileStat(NamedTuple):
     size: int
 
 
+NOTE_SUFFIXES = (".md", ".MD", ".Md", ".mD")
+
+
 def is_note_name(name: str) -> bool:
-    return name[-3:].lower() == ".md"
+    return name.endswith(NOTE_SUFFIXES)
 
 
 def is_hidden(rel: str) -> bool:
@@ -96,7 +99,7 @@ def walk(
                 if name.startswith("."):
                     continue
                 rel = prefix + name
-                note = is_note_name(name)
+                note = name.endswith(NOTE_SUFFIXES)
                 try:
                     if entry.is_symlink():
                         target = os.path.realpath(entry.path)

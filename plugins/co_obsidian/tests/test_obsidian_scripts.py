@@ -100,3 +100,14 @@ def test_nfd_file_names_are_found_by_nfc_queries(vault: Path, ctx) -> None:
     write(vault, unicodedata.normalize("NFD", "Réunion.md"), "espresso")
     assert paths(search_notes(ctx, "réunion")) == ["Réunion.md"]
     assert paths(search_notes(ctx, "reunion espresso")) == ["Réunion.md"]
+
+
+def test_letters_of_their_own_are_not_folded(vault: Path, ctx) -> None:
+    write(vault, "pl.md", "Łódź")
+    write(vault, "ru.md", "мой дом")
+    write(vault, "de.md", "Die Straße")
+    assert paths(search_notes(ctx, "łodz")) == ["pl.md"]
+    assert paths(search_notes(ctx, "lodz")) == []
+    assert paths(search_notes(ctx, "мои")) == []  # й is not и
+    assert paths(search_notes(ctx, "мой")) == ["ru.md"]
+    assert paths(search_notes(ctx, "strasse")) == []

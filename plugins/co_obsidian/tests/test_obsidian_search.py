@@ -227,9 +227,9 @@ def _aged(path: Path, days: float) -> Path:
 def test_very_common_words_rank_titles_first_then_newest_first(
     vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
-    monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)  # as if "gardening" were in 2,000+ notes
+    monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 2)  # as if "gardening" were in 2,000+ notes
     ctx = make_ctx(vault, recheck_seconds=0)
     for i, days in enumerate([3, 1, 5, 2, 4]):
         _aged(write(vault, f"b{i}.md", f"some gardening text {i}"), days)
@@ -246,10 +246,10 @@ def test_very_common_words_rank_titles_first_then_newest_first(
 def test_phrases_rank_titles_first_however_many_notes_match(
     vault: Path, ctx, monkeypatch: pytest.MonkeyPatch, many: bool
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
     if many:  # as if the phrase's words were together in 2,000+ notes
-        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+        monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 2)
     for i in range(5):
         write(vault, f"b{i}.md", f"some garden tips {i}, and garden and tips apart")
     write(vault, "other.md", "tips for the garden")  # both words, not the phrase
@@ -265,11 +265,11 @@ def test_phrases_rank_titles_first_however_many_notes_match(
 def test_phrase_of_common_words_finds_exactly_the_notes_holding_it(
     vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch, many: bool
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
     if many:  # the words are together in "too many" notes (8 of them; the phrase, as
         # FTS5 sees it, in 6): the phrase is not scored
-        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 6)
+        monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 6)
     ctx = make_ctx(vault, recheck_seconds=0)
     holding = {
         "upper.md": "Order a CAFÉ CRÈME, then leave.",
@@ -305,9 +305,9 @@ def test_phrase_of_common_words_finds_exactly_the_notes_holding_it(
 def test_pages_of_an_unscored_phrase_list_every_match_once(
     vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
-    monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+    monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 2)
     for i in range(7):
         _aged(write(vault, f"n{i}.md", f"the weekly review, part {i}"), i)
     _aged(write(vault, "Weekly review.md", "how to"), 30)
@@ -620,6 +620,6 @@ def test_a_note_gone_since_the_listing_does_not_stop_a_search_without_index(
     write(vault, "b.md", "a heron alone")
     vault_index = ctx.deps.resource("obsidian_index").index()
     # listed, then deleted: "gone/Heron.md" matches by its name
-    vault_index._listing = ({"a.md": 23, "b.md": 13, "gone/Heron.md": 5}, [])
+    vault_index._listing = (["a.md", "b.md", "gone/Heron.md"], [])
     found = vault_index._unindexed(parse_query("heron snake"), 0, 10, None)
     assert found is not None and [h.path for h in found[0]] == ["a.md"]
