@@ -60,9 +60,10 @@ def _scored(conn: sqlite3.Connection, match: str) -> Iterator[tuple[int, str]]:
         )
     else:
         many = _too_common(conn, match)
+    # rows are read as the caller goes on: it mostly stops after a page
     if not many:
-        yield from conn.execute(f"{_JOIN} ORDER BY {RANK}", (match,)).fetchall()
+        yield from conn.execute(f"{_JOIN} ORDER BY {RANK}", (match,))
         return
     head = f"{{title headings tags}} : ({match})"
-    yield from conn.execute(f"{_JOIN} ORDER BY {RANK}", (head,)).fetchall()
+    yield from conn.execute(f"{_JOIN} ORDER BY {RANK}", (head,))
     yield from conn.execute(f"{_JOIN} ORDER BY fts.rowid DESC", (match,))
