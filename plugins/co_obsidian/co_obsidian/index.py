@@ -161,6 +161,7 @@ class VaultIndex:
         self.db_path = db_path or default_db_path(root)
         self.recheck_seconds = recheck_seconds
         self._lock = threading.RLock()
+        self._starting = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._db_ino: int | None = None
         self._dirs: dict[str, int] = {}
@@ -267,27 +268,25 @@ class VaultIndex:
         with self._lock:
             if not self.root.is_dir():
                 raise VaultError(f"Obsidian vault {self.root} is gone.")
-            for attempt in (1, 2):
-                try:
-                    conn = self._connection()
-                    if not self._sync(conn, limit):
-                        self._ready = False
-                        raise _Later
-                    self._ready = True
-                    return work(conn, *args)
-                except sqlite3.OperationalError as exc:
-                    if "locked" in str(exc) or "busy" in str(exc):
-                        raise VaultError(
-                            "The vault index is busy (another Co is updating it); try again."
-                        ) from exc
-                    if attempt == 2:
-                        raise
-                    self._discard()
-                except sqlite3.DatabaseError:
-                    if attempt == 2:
-                        raise
-                    self._discard()
-        raise AssertionError("unreachable")
+            try:
+                return self._synced(work, *args, limit=limit)
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise VaultError(
+                        "The vault index is busy (another Co is updating it); try again."
+                    ) from exc
+                self._discard()
+            except sqlite3.DatabaseError:
+                self._discard()
+            return self._synced(work, *args, limit=limit)
+
+    def _synced(self, work: Callable[..., Any], *args: Any, limit: bool) -> Any:
+        conn = self._connection()
+        if not self._sync(conn, limit):
+            self._ready = False
+            raise _Later
+        self._ready = True
+        return work(conn, *args)
 
     def building(self) -> bool:
         """True while the background thread builds the index."""
@@ -300,7 +299,7 @@ class VaultIndex:
             except Exception:
                 pass  # stopped, or the vault vanished: the next search tries again
 
-        with self._lock:
+        with self._starting:  # not self._lock: the builder holds that while it builds
             if not self.building() and not self._stopping:
                 self._builder = threading.Thread(
                     target=build, name="co-obsidian-index", daemon=True

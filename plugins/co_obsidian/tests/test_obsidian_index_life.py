@@ -185,3 +185,35 @@ def test_a_search_leaves_out_what_the_caller_does_not_allow(
     if scan.executable() is not None:  # the same while the index is not ready
         found = vault_index._unindexed(parse_query("heron"), 0, 50, _private)
         assert found is not None and sorted(h.path for h in found[0]) == sorted(shown)
+
+
+def test_searches_during_a_build_do_not_wait_for_it(
+    vault: Path, make_ctx, co_dirs: Path, monkeypatch: pytest.MonkeyPatch, rg: None
+) -> None:
+    from co_obsidian import index
+
+    heron_vault(vault, 30)
+    ctx = make_ctx(vault)
+    assert search_notes(ctx, "heron").count == 10  # indexed
+    ctx.deps.close()
+    for i in range(30, 60):
+        write(vault, f"n{i:04d}.md", f"# Note {i}\nthe heron came back, day {i}")
+    monkeypatch.setattr(index, "SYNC_NOTES", 0)  # 30 new notes: too many to index first
+    db = next((co_dirs.parent / "co-cache" / "obsidian").glob("*.sqlite"))
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another Co writing: the build waits for it
+    try:
+        ctx = make_ctx(vault)
+        first = search_notes(ctx, "heron", limit=50)  # rg answers, the build starts
+        vault_index = ctx.deps.resource("obsidian_index").index()
+        builder = vault_index._builder
+        second = search_notes(ctx, "heron day 59")  # while the build waits
+        # answered without waiting for the build (which would have given up on the
+        # busy database after 5 s, and a new one would have started)
+        assert vault_index._builder is builder and builder.is_alive()
+        assert first.count == 50 and paths(second) == ["n0059.md"]
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    builder.join(timeout=60)
+    assert vault_index.count() == 60
