@@ -6,7 +6,8 @@ once it covers the vault; until then they are answered by :mod:`co_obsidian.scan
 answering when that means (re)indexing a few notes (up to SYNC_NOTES, SYNC_BYTES), and
 in the background otherwise (a first build, or thousands of notes changed by a sync).
 Builds commit every BATCH_NOTES notes, so a build cut short (Co exits, Ctrl+C) keeps
-what it did and the next Co carries on from there.
+what it did and the next Co carries on from there; a Co that exits mid-build first gives
+it CLOSE_GRACE seconds.
 
 Keeping in step: with change notifications (:mod:`co_obsidian.watch`) only the notes
 named in them are looked at again, and every note is stat-ed once a minute as a safety
@@ -50,6 +51,9 @@ MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
 SYNC_NOTES = 200  # up to this many notes to (re)index are indexed before answering ...
 SYNC_BYTES = 2_000_000  # ... if they hold no more than this; else in the background
 BATCH_NOTES = 200  # a build commits after every batch: an interrupted one keeps its work
+# When Co exits during a build, it goes on this long first: a few short `co ask` runs
+# then complete the index of a large vault between them
+CLOSE_GRACE = 2.0
 PAGE_CACHES = 16  # queries whose verified hits are kept for their next pages
 
 Allowed = Callable[[str], bool]
@@ -242,9 +246,12 @@ class VaultIndex:
         return self._conn
 
     def close(self) -> None:
-        """Stop a background build after its current batch, and close the database."""
-        self._stopping = True
+        """Give a background build under way CLOSE_GRACE seconds to finish, stop it after
+        the batch it is on then, and close the database."""
         builder = self._builder
+        if builder is not None:
+            builder.join(timeout=CLOSE_GRACE)
+        self._stopping = True
         if builder is not None:
             builder.join(timeout=30)
         with self._lock:

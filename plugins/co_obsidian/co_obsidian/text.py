@@ -145,10 +145,10 @@ def _spaceless_tokens(match: re.Match[str]) -> str:
     return f" {' '.join(run)} {pairs} "
 
 
-# UTF-8 lead bytes from 0xE0 start the characters from U+0800 up (all spaceless scripts
-# and emoji); what the shadow folds starts with a byte that _NOT_FOLDED keeps (Greek, ё, ǡ and
-# more). Testing a text's bytes for them runs at C speed, while a regex costs ~30 ns for
-# every character it looks at.
+# Which lines need the slow work, found from their UTF-8 bytes at C speed (a regex costs
+# ~30 ns for every character it looks at): characters of the spaceless scripts and emoji
+# are U+0800 and up, whose lead bytes are 0xE0 and up; what the shadow folds has one of
+# the lead bytes that _NOT_FOLDED leaves (Greek, Cyrillic, ǡ).
 _BELOW_E0 = bytes(range(0xE0))
 _NOT_FOLDED = bytes(b for b in range(256) if b not in b"\xc7\xcd\xce\xcf\xd0\xd1\xe1")
 

@@ -28,6 +28,7 @@ from co_obsidian.text import parse_query
 index.BACKGROUND_BUILD_BYTES = 0  # what an earlier Co called a large vault
 index.SYNC_NOTES = int(sys.argv[3])
 index.BATCH_NOTES = int(sys.argv[4])
+index.CLOSE_GRACE = float(sys.argv[5])
 vault = VaultIndex(Path(sys.argv[1]), Path(sys.argv[2]))
 hits, more = vault.search(parse_query("heron"), 0, 5)
 print(len(hits), more, vault.building())
@@ -39,9 +40,12 @@ def paths(result: ToolResult) -> list[str]:
     return result.data.get("paths", [])
 
 
-def one_search(vault: Path, db: Path, sync_notes: int = 0, batch: int = 20) -> list[str]:
+def one_search(
+    vault: Path, db: Path, sync_notes: int = 0, batch: int = 20, grace: float = 0.0
+) -> list[str]:
+    args = [str(vault), str(db), str(sync_notes), str(batch), str(grace)]
     done = subprocess.run(
-        [sys.executable, "-c", ONE_SEARCH, str(vault), str(db), str(sync_notes), str(batch)],
+        [sys.executable, "-c", ONE_SEARCH, *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -84,6 +88,15 @@ def test_short_lived_processes_complete_the_index_between_them(
     assert counts[-1] == 120
     # the next one finds the index complete: it answers from it, nothing to build
     assert one_search(vault, db) == ["5", "True", "False"]
+
+
+def test_a_co_that_exits_mid_build_lets_it_finish_first(
+    vault: Path, tmp_path: Path, rg: None
+) -> None:
+    heron_vault(vault, 120)
+    db = tmp_path / "index.sqlite"
+    assert one_search(vault, db, grace=60)[:2] == ["5", "True"]  # the build had begun
+    assert indexed(db) == 120
 
 
 def test_the_first_search_answers_before_the_vault_is_indexed(
