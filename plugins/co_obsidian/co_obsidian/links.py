@@ -196,8 +196,8 @@ def _to_create(names: Names, typed: str, rel: str) -> Resolved:
 def clean_name(typed: str) -> str:
     """What names the note in ``typed``: ``[[Note#Heading|alias]]`` -> ``Note``."""
     name = T.nfc(typed.strip())
-    if name.startswith("!"):
-        name = name[1:] if name.startswith("![[") else name
+    if name.startswith("![["):
+        name = name[1:]
     if name.startswith("[[") and name.endswith("]]"):
         name = wikilink(name[2:-2]).path
     return name.strip()

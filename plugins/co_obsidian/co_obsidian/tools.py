@@ -61,9 +61,10 @@ def locate(index: VaultIndex, name: str) -> tuple[str, Path]:
 
 def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1) -> ToolResult:
     """Search the Obsidian vault. Every word must occur (whole words, any case, accents
-    optional); put "exact phrases" in double quotes. Best matches first (title and
-    heading matches rank higher), each with its path and a snippet. Use page=2, 3, ...
-    when has_more is true."""
+    optional; words in Chinese, Japanese, Korean, Thai and other scripts without spaces
+    match inside the text); put "exact phrases" in double quotes. Best matches first (a
+    note titled as the query, then title and heading matches), each with its path and a
+    snippet (**bold**: the matches). Use page=2, 3, ... when has_more is true."""
     parsed = T.parse_query(query)
     if not parsed.terms:
         raise ModelRetry('query is empty: give words to search for, e.g. "budget 2024"')
@@ -138,7 +139,7 @@ def list_notes(
 
 def read_note(ctx: RunContext[CoDeps], name: str) -> str:
     """Read one note, frontmatter included. ``name`` is a path in the vault (with or
-    without .md) or a note title as a [[wikilink]] would name it."""
+    without .md), a note title as a [[wikilink]] would name it, or an alias."""
     index = _index(ctx)
     rel, path = locate(index, name)
     text = read_text(path)
