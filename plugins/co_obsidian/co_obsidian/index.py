@@ -580,21 +580,16 @@ class VaultIndex:
         on its target's); notes it refuses are left out as if they did not exist."""
         if not self._ready and not self.building():
             self._prepare()
-        if not self._ready:
-            found = self._unindexed(query, offset, limit, allowed)
-            self._start_builder()
-            if found is not None:
-                return found
-            self._wait_ready()  # rg is missing or failed: the index it is
-        try:
-            return self._guarded(self._search, query, offset, limit, allowed)
-        except _Later:  # thousands of notes changed since the last search
-            found = self._unindexed(query, offset, limit, allowed)
-            self._start_builder()
-            if found is not None:
-                return found
-            self._wait_ready()
-            return self._guarded(self._search, query, offset, limit, allowed)
+        if self._ready:
+            try:
+                return self._guarded(self._search, query, offset, limit, allowed)
+            except _Later:  # thousands of notes changed since the last search
+                pass
+        found = self._unindexed(query, offset, limit, allowed)
+        self._start_builder()
+        if found is not None:
+            return found
+        return self._complete(self._search, query, offset, limit, allowed)  # no rg
 
     def _prepare(self) -> None:
         """Before the first search of this Co: bring the index up to date now if that is
@@ -611,12 +606,10 @@ class VaultIndex:
                     complete = False
         except sqlite3.DatabaseError:
             pass  # _guarded deletes and rebuilds it
-        if (
-            not complete
-            and len(list(itertools.islice(walk(self.root, sizes=False), SYNC_NOTES + 1)))
-            > SYNC_NOTES
-        ):
-            return  # an unfinished index of a vault this large is finished in the background
+        if not complete:
+            few = itertools.islice(walk(self.root, sizes=False), SYNC_NOTES + 1)
+            if sum(1 for _ in few) > SYNC_NOTES:
+                return  # an unfinished index of a vault this large: built in the background
         try:
             self._guarded(lambda conn: None)
         except _Later:
@@ -637,18 +630,14 @@ class VaultIndex:
                 self._listing = ([f.rel for f in walk(self.root, sizes=False, links=links)], links)
             return self._listing
 
-        some = []
-        if len(query.terms) > 1:  # notes to sample for the rarest term
-            some = (
-                self._listing[0] if self._listing else list(itertools.islice(self._names(), 1000))
-            )
+        some: list[str] = []  # notes to sample for the rarest term
+        if len(query.terms) > 1:
+            first = (f.rel for f in walk(self.root, sizes=False))
+            some = self._listing[0] if self._listing else list(itertools.islice(first, 1000))
         ranked = scan.ranked(rg, self.root, query, notes, some)
         if ranked is None:
             return None
         return self._page(lambda: iter(ranked), query, offset, limit, allowed, cache=False)
-
-    def _names(self) -> Iterator[str]:
-        return (f.rel for f in walk(self.root, sizes=False))
 
     def _search(
         self,
