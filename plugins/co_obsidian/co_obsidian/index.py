@@ -38,16 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from co_core.telemetry import span
-from co_obsidian import rank, scan
+from co_obsidian import rank, scan, store
 from co_obsidian import text as T
 from co_obsidian.links import resolve_link
-from co_obsidian.parse import parse_note
 from co_obsidian.progress import BuildProgress
+from co_obsidian.store import SCHEMA
 from co_obsidian.vault import FileStat, VaultError, is_note_name, read_text, stat_note, stem, walk
 from co_obsidian.watch import Watcher
 
-SCHEMA = "6"  # 6: links resolved like Obsidian, titles and aliases, build in batches
-MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
 SYNC_NOTES = 200  # up to this many notes to (re)index are indexed before answering ...
 SYNC_BYTES = 2_000_000  # ... if they hold no more than this; else in the background
 BATCH_NOTES = 200  # a build commits after every batch: an interrupted one keeps its work
@@ -65,44 +63,6 @@ class _Later(Exception):
 
 class _Stopped(Exception):
     """Co is exiting: the build stops after the batch it is on."""
-
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS notes(
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    path TEXT UNIQUE NOT NULL,
-    name_key TEXT NOT NULL,     -- the file name as Obsidian compares it (NFC, lower case)
-    mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    binary INTEGER NOT NULL DEFAULT 0,
-    tags TEXT NOT NULL DEFAULT '',     -- tab separated, tab at both ends
-    fm_error TEXT
-);
-CREATE INDEX IF NOT EXISTS notes_name ON notes(name_key);
-CREATE TABLE IF NOT EXISTS titles(  -- file name, title: and aliases, folded as a search folds
-    note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE, key TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS titles_key ON titles(key);
-CREATE INDEX IF NOT EXISTS titles_note ON titles(note_id);
-CREATE TABLE IF NOT EXISTS aliases(  -- aliases as Obsidian compares names
-    note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE, key TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS aliases_key ON aliases(key);
-CREATE INDEX IF NOT EXISTS aliases_note ON aliases(note_id);
-CREATE TABLE IF NOT EXISTS links(
-    src INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
-    raw TEXT NOT NULL,       -- as written
-    path TEXT NOT NULL,      -- the part naming a file
-    name TEXT NOT NULL,      -- its last part, NFC, lower case (finds backlink candidates)
-    embed INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS links_src ON links(src);
-CREATE INDEX IF NOT EXISTS links_name ON links(name);
-CREATE TABLE IF NOT EXISTS attachments(path TEXT PRIMARY KEY, name_key TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS attachments_name ON attachments(name_key);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    title, headings, tags, body,
-    content='', detail=full, tokenize='unicode61 remove_diacritics 2'
-);
-"""
 
 
 @dataclass
@@ -204,7 +164,7 @@ class VaultIndex:
                 ).fetchall():
                     conn.execute(f'DROP TABLE IF EXISTS "{name}"')
                 conn.execute("PRAGMA foreign_keys=ON")
-                conn.executescript(_DDL)
+                conn.executescript(store.DDL)
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA,))
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('vault', ?)", (str(self.root),))
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('dead', '0')")
@@ -503,7 +463,7 @@ class VaultIndex:
                 if start and self._stopping and in_builder:
                     raise _Stopped  # after one batch at least: every Co adds to the index
                 batch = files[start : start + BATCH_NOTES]
-                parsed = [self._note_rows(f) for f in batch]
+                parsed = [store.note_rows(self.root, f) for f in batch]
                 with _transaction(conn):
                     # another Co may have indexed some of these meanwhile
                     marks = ",".join("?" * len(batch))
@@ -514,61 +474,11 @@ class VaultIndex:
                         )
                     ]
                     self._delete(conn, again)
-                    self._insert(conn, parsed)
+                    store.insert(conn, parsed)
                 self._generation += 1
                 progress.advance(len(batch))
         finally:
             progress.close()
-
-    @staticmethod
-    def _insert(conn: sqlite3.Connection, parsed: list[tuple[Any, ...]]) -> None:
-        next_id = (
-            conn.execute("SELECT seq FROM sqlite_sequence WHERE name='notes'").fetchone() or (0,)
-        )[0]
-        notes, fts, titles, aliases, links = [], [], [], [], []
-        for note_id, (note, text_row, title_keys, alias_keys, link_rows) in enumerate(
-            parsed, next_id + 1
-        ):
-            notes.append((note_id, *note))
-            if text_row is not None:
-                fts.append((note_id, *text_row))
-            titles += [(note_id, key) for key in title_keys]
-            aliases += [(note_id, key) for key in alias_keys]
-            links += [(note_id, *row) for row in link_rows]
-        conn.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?)", notes)
-        conn.executemany(
-            "INSERT INTO fts(rowid, title, headings, tags, body) VALUES (?,?,?,?,?)", fts
-        )
-        conn.executemany("INSERT INTO titles VALUES (?,?)", titles)
-        conn.executemany("INSERT INTO aliases VALUES (?,?)", aliases)
-        conn.executemany("INSERT INTO links VALUES (?,?,?,?,?)", links)
-
-    def _note_rows(self, f: FileStat) -> tuple[Any, ...]:
-        """What the index holds of one note: its row, FTS columns, title and alias keys,
-        links."""
-        name = f.rel.rpartition("/")[2]
-        note_stem = stem(f.rel)
-        base = (f.rel, T.name_key(name), f.mtime_ns, f.size)
-        text = read_text(self.root / f.rel, MAX_INDEX_CHARS * 4)
-        if text is None:
-            return (*base, 1, "", None), None, [], [], []
-        text = text[:MAX_INDEX_CHARS]
-        note = parse_note(text, note_stem)
-        tags = "\t" + "\t".join(note.tags) + "\t" if note.tags else ""
-        names = list(dict.fromkeys([note_stem, note.title, *note.aliases]))
-        fts = (
-            T.shadow(" ".join(names)),
-            T.shadow("\n".join(note.headings)),
-            T.shadow(" ".join(note.tags)),
-            T.shadow(text),
-        )
-        titles = list(dict.fromkeys(T.title_key(n) for n in names))
-        aliases = list(dict.fromkeys(T.name_key(a) for a in note.aliases))
-        links = [
-            (link.raw, link.path, T.name_key(link.path).rpartition("/")[2], int(link.embed))
-            for link in dict.fromkeys(note.links)
-        ]
-        return (*base, 0, tags, note.frontmatter_error), fts, titles, aliases, links
 
     # -- search ----------------------------------------------------------------------------
 
@@ -667,8 +577,8 @@ class VaultIndex:
             raise
 
     def _note_text(self, path: str) -> str | None:
-        text = read_text(self.root / path, MAX_INDEX_CHARS * 4)
-        return None if text is None else T.nfc(text[:MAX_INDEX_CHARS])
+        text = read_text(self.root / path, store.MAX_INDEX_CHARS * 4)
+        return None if text is None else T.nfc(text[: store.MAX_INDEX_CHARS])
 
     def _page(
         self,

@@ -365,7 +365,7 @@ def test_index_of_an_older_version_is_rebuilt(
 
 
 def index_schema() -> str:
-    from co_obsidian.index import SCHEMA
+    from co_obsidian.store import SCHEMA
 
     return SCHEMA
 
