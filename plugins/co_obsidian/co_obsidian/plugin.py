@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from co_core import hookimpl
+from co_obsidian.keys import VAULT
 
 _TOOLS = "co_obsidian.tools"
 
@@ -44,7 +45,7 @@ def _vault_check(settings: Any) -> Any:
 
 @hookimpl
 def register_deps(register: Any) -> None:
-    register("obsidian_index", _make_index)
+    register(VAULT, _make_index)
 
 
 @hookimpl

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 SHOW_AFTER = 0.4  # seconds: quick builds stay silent
 
 
 class BuildProgress:
-    def __init__(self, total: int, label: str = "Indexing Obsidian vault", show: bool = True):
+    def __init__(
+        self,
+        total: int,
+        label: str = "Indexing Obsidian vault",
+        show: bool | Callable[[], bool] = True,
+    ):
         self.total = total
         self.show = show
         self.label = label
@@ -22,7 +28,8 @@ class BuildProgress:
     def advance(self, count: int = 1) -> None:
         self.done += count
         if self._bar is None:
-            if not self.show or time.monotonic() - self.started < SHOW_AFTER:
+            show = self.show() if callable(self.show) else self.show
+            if not show or time.monotonic() - self.started < SHOW_AFTER:
                 return
             if not sys.stderr.isatty():
                 return

@@ -1,4 +1,4 @@
-"""The ``obsidian_index`` resource: the index of the configured vault, opened on first use.
+"""The ``obsidian.index`` resource: the index of the configured vault, opened on first use.
 
 Building the resource never fails (Co may start without a vault); asking it for the
 index raises VaultError naming the setting when the vault is missing.
@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 from co_obsidian.index import VaultIndex
+from co_obsidian.settings import ObsidianSettings
 from co_obsidian.vault import vault_root
 
 
@@ -24,7 +25,7 @@ class ObsidianIndex:
         with self._lock:
             found = self._indexes.get(str(root))
             if found is None:
-                recheck = self.settings.section("obsidian").recheck_seconds
+                recheck = self.settings.section(ObsidianSettings).recheck_seconds
                 found = self._indexes[str(root)] = VaultIndex(root, recheck_seconds=recheck)
             return found
 

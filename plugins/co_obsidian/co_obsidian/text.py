@@ -1,105 +1,190 @@
 """Unicode text handling shared by the index and the search: folding, tokens, matching.
 
-SQLite's ``unicode61`` tokenizer splits on spaces and punctuation only, so a run of CJK
-characters is one token and emoji are dropped as separators. Before indexing, text is
-turned into a *shadow*: each CJK run also gets its single characters and bigrams as
-separate tokens, and each emoji becomes a private-use character (a token for
-``unicode61``). Queries are turned into the same tokens, so FTS5 finds candidates; every
-candidate is then verified against the note's real text, with word boundaries, by
-:func:`term_pattern`, a regex that is case- and accent-insensitive by itself (so the
-note's text is never copied or folded, and match positions are positions in the note).
-:func:`fold` (case and accents off, same length) is for short keys like file names.
+Search rules (see docs/obsidian.md, *Search rules*):
+
+- Case never matters. Accents are optional on Latin and Greek letters (``cafe`` finds
+  ``café``, ``σημειωσεις`` finds ``σημειώσεις``), and Russian ``ё`` is the same letter
+  as ``е`` (Russian is usually written without the dots). Other letters with marks are
+  letters of their own and stay distinct: ``й`` is not ``и``, ``ł`` is not ``l``,
+  ``ß`` is not ``ss``.
+- Words in scripts written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer,
+  Burmese) match anywhere in the text, as ripgrep finds them; so do emoji. Words in
+  other scripts match as whole words.
+
+SQLite's ``unicode61`` tokenizer splits on spaces and punctuation only, drops the vowel
+marks of Thai and the like, keeps Greek accents and drops emoji. So the index is given a
+*shadow* of each note: Greek accents and ``ё`` folded, and every character of the
+spaceless scripts (and every emoji) turned into a private-use character, once alone and
+once paired with the next one. A query goes through the same transformation, so FTS5
+finds candidates; every candidate is then checked against the note's real text (in NFC)
+by :func:`term_pattern`, a regex that applies the rules above by itself.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 from dataclasses import dataclass
 
-_CJK = (
-    "\u1100-\u11ff\u3040-\u30ff\u3100-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-    "\U00020000-\U0003134f"
+# Scripts written without spaces between words, with the CJK symbols used inside words
+# (々 〆 〇 〻, kana repeat marks, halfwidth katakana), and emoji.
+_SPACELESS_RANGES = (
+    "\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f\ua9e0-\ua9ff\uaa60-\uaa7f"  # Myanmar (Burmese)
+    "\u1100-\u11ff\ua960-\ua97f\uac00-\ud7ff\u3130-\u318f"  # Hangul
+    "\u1780-\u17ff\u19e0-\u19ff"  # Khmer
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c"  # CJK radicals, symbols
+    "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # kana
+    "\u3100-\u312f\u31a0-\u31bf\u3190-\u319f\u31c0-\u31ef"  # Bopomofo, Kanbun, strokes
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # ideographs
+    "\u2190-\u21ff\u2300-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"  # arrows, symbols, emoji
 )
-CJK_CHAR = re.compile(f"[{_CJK}]")
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-# Emoji and other pictographs: symbol blocks outside the BMP plus the common BMP ones.
-_EMOJI = re.compile("[\u2190-\u21ff\u2300-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
-_SHADOWED = re.compile(f"[{_CJK}{_EMOJI.pattern[1:-1]}]+")  # one class: one test per char
-_PUA = 0xF0000
+SPACELESS = re.compile(f"[{_SPACELESS_RANGES}]")
+_SPACELESS_RUN = re.compile(f"[{_SPACELESS_RANGES}]+")
+_PUA = 0xF0000  # Supplementary Private Use Area-A: a token character for unicode61
 _TOKEN = re.compile(r"[^\W_]+|[\U000f0000-\U000ffffd]")
 _QUERY_PART = re.compile(r'"([^"]*)"?|(\S+)')
+# combining diacritical marks, but U+0345 (Greek iota below), which IGNORECASE takes for ι
+_MARKS = "\u0300-\u0344\u0346-\u036f"
+
+
+def _folds_marks(code: int) -> bool:
+    """Latin and Greek letters lose their accents in a search."""
+    return (
+        0x41 <= code <= 0x24F
+        or 0x1E00 <= code <= 0x1EFF
+        or 0x370 <= code <= 0x3FF
+        or 0x1F00 <= code <= 0x1FFF
+    )
+
+
+def _fold_char(char: str) -> str:
+    lower = char.lower()
+    if len(lower) != 1:
+        lower = char
+    if lower == "ё":
+        return "е"
+    if lower == "ς":
+        return "σ"
+    if _folds_marks(ord(char)):
+        parts = unicodedata.normalize("NFD", char)
+        if len(parts) > 1 and all(unicodedata.combining(c) for c in parts[1:]):
+            base = parts[0].lower()
+            if len(base) == 1:
+                return base
+    return lower
 
 
 class _Fold(dict[int, str]):
-    """Per-character fold (lower case, accents removed) that never changes the length."""
-
     def __missing__(self, code: int) -> str:
-        char = chr(code)
-        parts = unicodedata.normalize("NFD", char)
-        base = parts[0].lower()
-        # only accents come off: Hangul syllables decompose into letters, and stay whole
-        if len(base) != 1 or not all(unicodedata.combining(c) for c in parts[1:]):
-            base = char.lower() if len(char.lower()) == 1 else char
-        self[code] = base
-        return base
+        self[code] = folded = _fold_char(chr(code))
+        return folded
 
 
 _FOLD = _Fold()
 
 
 def fold(text: str) -> str:
-    """Lower case without accents, same length as ``text`` (positions stay valid)."""
+    """Lower case without the accents a search ignores; same length as ``text``."""
     if text.isascii():
         return text.lower()
     return text.translate(_FOLD)
 
 
-def _cjk_tokens(match: re.Match[str]) -> str:
-    run = match.group()
-    grams = [run[i : i + 2] for i in range(len(run) - 1)]
-    return " " + " ".join([*run, *grams]) + " "
+def name_key(name: str) -> str:
+    """How Obsidian compares note names and paths: any case, NFC = NFD, accents kept."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).lower())
 
 
-def _emoji_token(match: re.Match[str]) -> str:
-    return f" {chr(_PUA + ord(match.group()) % 0xFFFD)} "
+def title_key(text: str) -> str:
+    """A title or a whole query as a search compares them: folded, spaces collapsed."""
+    return " ".join(fold(unicodedata.normalize("NFC", text)).split())
+
+
+def _variants() -> dict[str, str]:
+    """a -> "aàáâ…": every Latin or Greek letter (and ё) that a search folds to a base."""
+    groups: dict[str, list[str]] = {}
+    codes = [*range(0xC0, 0x250), *range(0x1E00, 0x1F00), *range(0x370, 0x400)]
+    for code in [*codes, *range(0x1F00, 0x2000), ord("ё"), ord("Ё"), ord("ς")]:
+        char = chr(code)
+        lower = char.lower()
+        base = fold(char)
+        if len(lower) == 1 and base != lower and base.isalpha():
+            groups.setdefault(base, []).append(lower)
+    return {base: base + "".join(dict.fromkeys(chars)) for base, chars in groups.items()}
+
+
+VARIANTS = _variants()
+# What the shadow folds itself: unicode61 removes Latin accents already (all but on ǡ),
+# but not Greek ones, nor the dots of ё, nor final sigma
+_SHADOW_FOLD_MAP = {
+    c: fold(c)
+    for variants in VARIANTS.values()
+    for c in variants + variants.upper()
+    if len(c) == 1 and fold(c) != c.lower() and (ord(c) >= 0x370 and not 0x1E00 <= ord(c) < 0x1F00)
+}
+_SHADOW_FOLD_MAP.update({"ς": "σ", "ǡ": "a", "Ǡ": "a"})
+_SHADOW_FOLD = re.compile("[" + "".join(sorted(_SHADOW_FOLD_MAP)) + "]")
+
+
+class _Pua(dict[int, str]):
+    """A character of a spaceless script (or an emoji) -> its private-use token character."""
+
+    def __missing__(self, code: int) -> str:
+        self[code] = token = chr(_PUA + code % 0xFFFE)
+        return token
+
+
+_TO_PUA = _Pua()
+
+
+def _spaceless_tokens(match: re.Match[str]) -> str:
+    run = match.group().translate(_TO_PUA)
+    pairs = " ".join(map(operator.add, run, run[1:]))
+    return f" {' '.join(run)} {pairs} "
+
+
+# Which lines need the slow work, found from their UTF-8 bytes at C speed (a regex costs
+# ~30 ns for every character it looks at): characters of the spaceless scripts and emoji
+# are U+0800 and up, whose lead bytes are 0xE0 and up; what the shadow folds has one of
+# the lead bytes that _NOT_FOLDED leaves (Greek, Cyrillic, ǡ).
+_BELOW_E0 = bytes(range(0xE0))
+_NOT_FOLDED = bytes(b for b in range(256) if b not in b"\xc7\xcd\xce\xcf\xd0\xd1\xe1")
+
+
+def _fold_for_index(text: str) -> str:
+    return _SHADOW_FOLD.sub(lambda m: _SHADOW_FOLD_MAP[m.group()], text)
 
 
 def shadow(text: str) -> str:
-    """The text FTS5 indexes: NFC, CJK split into characters and bigrams, emoji as tokens."""
+    """The text FTS5 indexes for ``text`` (see the module docstring)."""
     if text.isascii():
         return text
     text = unicodedata.normalize("NFC", text)
-    # The regex costs ~20 ns a character; most lines have nothing from U+1000 up, and
-    # bytes.translate finds that out at C speed (UTF-8 lead bytes >= 0xE1).
+    data = text.encode("utf-8", "surrogatepass")
+    if data.translate(None, _NOT_FOLDED):
+        text = _fold_for_index(text)
+    if not data.translate(None, _BELOW_E0):
+        return text
     lines = text.split("\n")
     for number, line in enumerate(lines):
-        if not line.isascii() and line.encode("utf-8", "surrogatepass").translate(None, _LOW):
-            lines[number] = _SHADOWED.sub(_shadow_part, line)
+        if not line.isascii() and line.encode("utf-8", "surrogatepass").translate(None, _BELOW_E0):
+            lines[number] = _SPACELESS_RUN.sub(_spaceless_tokens, line)
     return "\n".join(lines)
 
 
-_LOW = bytes(range(0xE1))
-
-
-def _shadow_part(match: re.Match[str]) -> str:
-    run = match.group()
-    if not _EMOJI.search(run):
-        return _cjk_tokens(match)
-    return _CJK_RUN.sub(_cjk_tokens, _EMOJI.sub(_emoji_token, run))
-
-
 def tokens(term: str) -> list[str]:
-    """FTS5 tokens that any text containing ``term`` must also contain."""
-    term = unicodedata.normalize("NFC", term)
+    """FTS5 tokens that the shadow of any text containing ``term`` also contains."""
+    term = _fold_for_index(unicodedata.normalize("NFC", term))
     found: list[str] = []
     pos = 0
-    for run in _CJK_RUN.finditer(term):
-        found += _TOKEN.findall(_EMOJI.sub(_emoji_token, term[pos : run.start()]))
-        chars = run.group()
-        found += [chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)]
-        pos = run.end()
-    found += _TOKEN.findall(_EMOJI.sub(_emoji_token, term[pos:]))
+    for match in _SPACELESS_RUN.finditer(term):
+        found += _TOKEN.findall(term[pos : match.start()])
+        run = match.group().translate(_TO_PUA)
+        found += list(run) if len(run) == 1 else list(map(operator.add, run, run[1:]))
+        pos = match.end()
+    found += _TOKEN.findall(term[pos:])
     return found
 
 
@@ -114,16 +199,21 @@ class Query:
     def patterns(self) -> list[re.Pattern[str]]:
         return [term_pattern(t) for t in self.terms]
 
+    @property
+    def title(self) -> str:
+        """The query as a note title would be compared to it (see :func:`title_key`)."""
+        return title_key(" ".join(self.terms))
+
     def fts(self) -> str | None:
-        """The FTS5 MATCH expression, or None if nothing is indexable. A term without CJK,
-        or one CJK run, is a phrase (its tokens are adjacent in the shadow text); a mixed
-        term is an AND of its tokens. Either way hits are verified against the text."""
+        """The FTS5 MATCH expression, or None if nothing is indexable. A term without
+        spaceless characters, or one run of them, is a phrase (its tokens are adjacent in
+        the shadow); a mixed term is an AND of its tokens. Hits are verified anyway."""
         parts: list[str] = []
         for term in self.terms:
             toks = tokens(term)
             if not toks:
                 continue
-            if not CJK_CHAR.search(term) or _CJK_RUN.fullmatch(term):
+            if not SPACELESS.search(term) or _SPACELESS_RUN.fullmatch(term):
                 parts.append(_quote(" ".join(toks)))
             else:
                 parts += [_quote(t) for t in dict.fromkeys(toks)]
@@ -144,158 +234,65 @@ def parse_query(text: str) -> Query:
     return Query(text, tuple(dict.fromkeys(terms)))
 
 
-def _is_word(char: str) -> bool:
-    return (char.isalnum() or char == "_") and not CJK_CHAR.match(char)
-
-
-def _latin_variants() -> dict[str, str]:
-    """a -> "aàáâãäå...": every Latin letter that folds to a base letter."""
-    groups: dict[str, list[str]] = {}
-    for code in [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]:
-        char = chr(code)
-        base = fold(char)
-        if base.isascii() and base.isalpha() and base != char.lower():
-            groups.setdefault(base, []).append(char.lower())
-    return {base: base + "".join(dict.fromkeys(chars)) for base, chars in groups.items()}
-
-
-_VARIANTS = _latin_variants()
-_MARKS = "[\u0300-\u036f]"
+def is_word_char(char: str) -> bool:
+    """A character of a word that needs word edges (not of a spaceless script)."""
+    return (char.isalnum() or char == "_") and not SPACELESS.match(char)
 
 
 def _char_pattern(char: str) -> tuple[str, str]:
     """(pattern for the character, pattern for accents that may follow it)."""
     base = fold(char)
-    if base in _VARIANTS:
-        return f"[{_VARIANTS[base]}]", f"{_MARKS}*+"
+    if base in VARIANTS:
+        return f"[{VARIANTS[base]}]", f"[{_MARKS}]*+"
     return re.escape(char), ""
 
 
 def term_pattern(term: str) -> re.Pattern[str]:
-    """A case-insensitive regex over a note's *original* text for ``term``: accents optional
-    on Latin letters (precomposed or combining), word boundaries where the term has word
-    characters at its edges (none at CJK edges: CJK has no spaces between words)."""
+    """A case-insensitive regex over a note's NFC text for ``term``, applying the search
+    rules: accents optional where a search folds them, word edges where the term starts
+    or ends with a letter of a script that has spaces."""
     parts = unicodedata.normalize("NFC", term).split()
     chars = [[_char_pattern(c) for c in part] for part in parts]
-    if _is_word(parts[0][0]):
+    if is_word_char(parts[0][0]):
         # checked after the first character matched, so the regex engine can skip ahead
         # to candidates for that character instead of testing a lookbehind everywhere
         char, marks = chars[0][0]
-        chars[0][0] = (char + rf"(?<![^\W_].)(?<!{_MARKS}.)", marks)
+        chars[0][0] = (char + rf"(?<![^\W_].)(?<![{_MARKS}].)", marks)
     body = r"\s+".join("".join(c + m for c, m in part) for part in chars)
-    right = r"(?![^\W_])" if _is_word(parts[-1][-1]) else ""
+    right = rf"(?![^\W_]|[{_MARKS}])" if is_word_char(parts[-1][-1]) else ""
     return re.compile(body + right, re.IGNORECASE)
 
 
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
 def matches_note(name: str, text: str, patterns: list[re.Pattern[str]]) -> bool:
-    """Every term occurs in the note's file name (without .md) or in its text: what the
-    index finds (the name is in its title column, folders are not; a phrase does not run
-    from the name into the text)."""
+    """Every term occurs in the note's file name (without .md) or in its text (both NFC):
+    what the index finds (the name is in its title column, folders are not; a phrase
+    does not run from the name into the text)."""
     return all(p.search(name) or p.search(text) for p in patterns)
 
 
-# Latin-1 letters with accents are two bytes in UTF-8, C3 then 80-BF. Deleting C3 and
-# mapping the second byte to the letter's base ("é" = C3 A9 -> "e") strips those accents
-# at C speed. Other lead bytes become spaces; the second bytes of other characters turn
-# into stray letters, which can only make the prefilter say "maybe" more often.
-_LATIN1_TABLE = bytearray(range(256))
-for _byte in range(0x80, 0xC0):
-    _base = fold(chr(_byte + 0x40))
-    _LATIN1_TABLE[_byte] = ord(_base) if _base.isascii() and _base.isalpha() else 0x20
-for _byte in range(0xC0, 0x100):
-    _LATIN1_TABLE[_byte] = 0x20
-_LATIN1_TABLE = bytes(_LATIN1_TABLE)
-# Lead bytes of other accented Latin (U+0100-U+024F), combining accents (U+0300-U+036F)
-# and Latin Extended Additional (U+1E00-U+1EFF): for those, Unicode NFD does the work.
-_OTHER_ACCENTS_3 = (b"\xe1\xb8", b"\xe1\xb9", b"\xe1\xba", b"\xe1\xbb")
-
-
-def ascii_view(data: bytes) -> bytes:
-    """UTF-8 text lower-cased with accents off and other scripts blurred: where a word's
-    accent-free spelling occurs in the text, it occurs in this view."""
-    if data.isascii():
-        return data.lower()
-    if (  # unrolled: a generator here costs more than the eight memchr scans
-        b"\xc4" in data
-        or b"\xc5" in data
-        or b"\xc6" in data
-        or b"\xc7" in data
-        or b"\xc8" in data
-        or b"\xc9" in data
-        or b"\xcc" in data
-        or b"\xcd" in data
-        or (b"\xe1" in data and any(b in data for b in _OTHER_ACCENTS_3))
-    ):
-        decomposed = unicodedata.normalize("NFD", data.decode("utf-8", "replace"))
-        return decomposed.encode("ascii", "ignore").lower()
-    return data.translate(_LATIN1_TABLE, b"\xc3").lower()
-
-
-class Prefilter:
-    """A cheap necessary condition for a query, tested on a note's raw bytes with C-speed
-    substring searches, so a search without an index skips most notes without decoding
-    them. Accent-insensitive words are looked for in :func:`ascii_view`; caseless words
-    (CJK, emoji) as bytes; words in other cased scripts in the lower-cased text."""
-
-    def __init__(self, query: Query) -> None:
-        self.ascii: list[bytes] = []
-        self.exact: list[bytes] = []
-        self.cased: list[str] = []
-        for term in query.terms:
-            for word in term.split():
-                decomposed = unicodedata.normalize("NFD", word)
-                composed = unicodedata.normalize("NFC", word)
-                if all(c.isascii() or unicodedata.combining(c) for c in decomposed):
-                    self.ascii.append(decomposed.encode("ascii", "ignore").lower())
-                elif composed.lower() == composed == composed.upper():
-                    self.exact.append(composed.encode("utf-8"))
-                else:
-                    self.cased.append(composed.lower())
-
-    def may_match(self, data: bytes) -> bool:
-        if self.ascii:
-            view = ascii_view(data)
-            if not all(needle in view for needle in self.ascii):
-                return False
-        if not all(needle in data for needle in self.exact):
-            return False
-        if self.cased:
-            text = data.decode("utf-8", "replace")
-            if b"\xcc" in data or b"\xcd" in data:  # combining accents: compose first
-                text = unicodedata.normalize("NFC", text)
-            text = text.lower()
-            return all(needle in text for needle in self.cased)
-        return True
+_OWN_BOLD = re.compile(r"\*{2,}")
 
 
 def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str:
     """The part of ``text`` around its best match: the window holding the most distinct
-    terms, earliest first; matches in **bold**, whitespace collapsed."""
+    terms, earliest first; matches in **bold** (the note's own ``**`` markers are left
+    out, so every pair of them in a snippet is a match), whitespace collapsed."""
     hits: list[tuple[int, int, int]] = []  # start, end, term index
-    if len(patterns) == 1:  # the window is around the first match: read no further
-        first = patterns[0].search(text)
-        if first is not None:
-            # a match is marked if it ends inside the window; to end there it needs the
-            # character after it (its right edge), so the search stops one past the window
-            hits.append((first.start(), first.end(), 0))
-            stop = min(len(text), max(0, first.start() - width // 3) + width + 1)
-            for count, m in enumerate(patterns[0].finditer(text, first.end(), stop), 1):
-                hits.append((m.start(), m.end(), 0))
-                if count >= 50:
-                    break
-    else:
-        for index, pattern in enumerate(patterns):
-            for count, m in enumerate(pattern.finditer(text)):
-                hits.append((m.start(), m.end(), index))
-                if count >= 50:
-                    break
+    for index, pattern in enumerate(patterns):
+        for count, m in enumerate(pattern.finditer(text)):
+            hits.append((m.start(), m.end(), index))
+            if count >= 50:
+                break
     if not hits:
-        return _collapse(text[:width]) + ("…" if len(text) > width else "")
+        return _plain(text[:width]) + ("…" if len(text) > width else "")
     hits.sort()
     best, best_score = hits[0][0], -1
     # windows starting at each of the first 200 matches, slid along: terms in the window
-    # counted as matches enter and leave (a window starting where the previous one did
-    # holds the same terms, and the earlier one wins ties anyway)
+    # are counted as matches enter and leave it; the earlier window wins ties
     in_window: dict[int, int] = {}
     end = 0
     for start, _end, term in hits[:200]:
@@ -311,14 +308,30 @@ def snippet(text: str, patterns: list[re.Pattern[str]], width: int = 160) -> str
     lo = max(0, best - width // 3)
     hi = min(len(text), lo + width)
     marks = sorted((s, e) for s, e, _ in hits if lo <= s and e <= hi)
-    out, pos = [], lo
+    out: list[str] = []
+    pos = lo
     for s, e in marks:
         if s < pos:
             continue
-        out += [text[pos:s], "**", text[s:e], "**"]
+        out += [_unmarked(text[pos:s], after=bool(out), before=True), "**", text[s:e], "**"]
         pos = e
-    out.append(text[pos:hi])
+    out.append(_unmarked(text[pos:hi], after=bool(out), before=False))
     return ("…" if lo > 0 else "") + _collapse("".join(out)) + ("…" if hi < len(text) else "")
+
+
+def _unmarked(part: str, after: bool, before: bool) -> str:
+    """Text between matches without the note's own bold markers (nor a single ``*``
+    touching a match, which would run into the match's marker)."""
+    part = _OWN_BOLD.sub("", part)
+    if after and part.startswith("*"):
+        part = part[1:]
+    if before and part.endswith("*"):
+        part = part[:-1]
+    return part
+
+
+def _plain(text: str) -> str:
+    return _collapse(_OWN_BOLD.sub("", text))
 
 
 def _collapse(text: str) -> str:

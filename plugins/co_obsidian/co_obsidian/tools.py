@@ -14,7 +14,9 @@ from pydantic_ai import ModelRetry, RunContext
 from co_core import CoDeps, ToolResult
 from co_obsidian import text as T
 from co_obsidian.index import VaultIndex
-from co_obsidian.vault import VaultError, is_ignored, read_text, relative, resolve_inside
+from co_obsidian.keys import VAULT
+from co_obsidian.links import Resolved, resolve
+from co_obsidian.vault import VaultError, read_text, relative, resolve_inside
 
 MAX_SEARCH_LIMIT = 50
 LIST_PAGE = 50
@@ -23,7 +25,7 @@ MAX_READ_CHARS = 60_000
 
 def _index(ctx: RunContext[CoDeps]) -> VaultIndex:
     try:
-        return ctx.deps.resource("obsidian_index").index()
+        return ctx.deps.resource(VAULT).index()
     except VaultError as exc:
         raise ModelRetry(str(exc)) from exc
 
@@ -34,55 +36,35 @@ def _page(page: int) -> int:
     return page
 
 
-def _clean_name(name: str) -> str:
-    raw = name.strip()
-    if raw.startswith("[[") and raw.endswith("]]"):
-        raw = raw[2:-2].split("|")[0].split("#")[0].strip()
-    if not raw:
-        raise ModelRetry("name is empty: give a note path (folder/Note.md) or a note title")
-    return raw
+def _resolved(index: VaultIndex, name: str, for_create: bool = False) -> Resolved:
+    try:
+        found = resolve(index, name, for_create=for_create)
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+    if found.path is None:
+        raise ModelRetry(found.problem or f"{name!r} is not a note name.")
+    return found
 
 
 def locate(index: VaultIndex, name: str) -> tuple[str, Path]:
-    """A note's vault-relative path and real path, from a path (with or without .md) or a
-    title as a wikilink names it. ModelRetry when it is outside the vault, not a note, or unknown."""
-    raw = _clean_name(name)
-    root = index.root
-    candidates = [raw] if raw.lower().endswith(".md") else [raw, raw + ".md"]
-    try:
-        for candidate in candidates:
-            target = resolve_inside(root, candidate)
-            if target.is_file():
-                rel = relative(root, target)
-                if is_ignored(rel):
-                    raise ModelRetry(
-                        f"{name!r} is not a note: only .md files outside hidden folders are notes"
-                    )
-                return rel, target
-        found = index.find(raw)
-    except VaultError as exc:
-        raise ModelRetry(str(exc)) from exc
-    if not found:
+    """An existing note's canonical vault-relative path and real path, from what the
+    model typed (see :func:`co_obsidian.links.resolve`). ModelRetry when it is outside
+    the vault, not a note, ambiguous or unknown."""
+    found = _resolved(index, name)
+    if not found.exists:
         raise ModelRetry(
             f"No note named {name!r}. Use search_notes or list_notes to find the right name."
         )
-    exact = [p for p in found if index_key(p) == index_key(raw)]
-    if len(found) > 1 and len(exact) != 1:
-        listing = ", ".join(found[:10])
-        raise ModelRetry(f"{name!r} could mean several notes: {listing}. Use the full path.")
-    rel = exact[0] if exact else found[0]
-    return rel, root / rel
-
-
-def index_key(path: str) -> str:
-    return T.fold(path[:-3] if path.lower().endswith(".md") else path)
+    assert found.path is not None
+    return found.path, index.root / found.path
 
 
 def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1) -> ToolResult:
     """Search the Obsidian vault. Every word must occur (whole words, any case, accents
-    optional); put "exact phrases" in double quotes. Best matches first (title and
-    heading matches rank higher), each with its path and a snippet. Use page=2, 3, ...
-    when has_more is true."""
+    optional; words in Chinese, Japanese, Korean, Thai and other scripts without spaces
+    match inside the text); put "exact phrases" in double quotes. Best matches first (a
+    note titled as the query, then title and heading matches), each with its path and a
+    snippet (**bold**: the matches). Use page=2, 3, ... when has_more is true."""
     parsed = T.parse_query(query)
     if not parsed.terms:
         raise ModelRetry('query is empty: give words to search for, e.g. "budget 2024"')
@@ -157,7 +139,7 @@ def list_notes(
 
 def read_note(ctx: RunContext[CoDeps], name: str) -> str:
     """Read one note, frontmatter included. ``name`` is a path in the vault (with or
-    without .md) or a note title as a [[wikilink]] would name it."""
+    without .md), a note title as a [[wikilink]] would name it, or an alias."""
     index = _index(ctx)
     rel, path = locate(index, name)
     text = read_text(path)
@@ -172,48 +154,56 @@ def read_note(ctx: RunContext[CoDeps], name: str) -> str:
 
 
 def note_links(ctx: RunContext[CoDeps], name: str) -> ToolResult:
-    """The [[wikilinks]] a note makes (and which note each one leads to) and the notes
-    that link back to it."""
+    """The links a note makes (wikilinks, embeds, markdown links), each with the note or
+    attachment it leads to as Obsidian resolves it, and the notes that link to it."""
     index = _index(ctx)
     rel, _path = locate(index, name)
-    outgoing, back = index.links(rel)
+    try:
+        outgoing, back = index.links(rel)
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
     lines = [f"Links from {rel}:"]
-    lines += [f"- [[{raw}]] → {target or '(no such note yet)'}" for raw, target in outgoing] or [
-        "- none"
-    ]
+    for link in outgoing:
+        if link.target is None:
+            lines.append(f"- {link.raw} → (no such note yet)")
+        elif link.kind == "note":
+            lines.append(f"- {link.raw} → {link.target}")
+        else:
+            lines.append(f"- {link.raw} → {link.target} ({link.kind})")
+    if not outgoing:
+        lines.append("- none")
     lines.append(f"Backlinks to {rel}:")
     lines += [f"- {p}" for p in back] or ["- none"]
+    notes = [link.target for link in outgoing if link.kind in ("note", "embed")]
     return ToolResult(
         "\n".join(lines),
         count=len(outgoing) + len(back),
-        data={"outgoing": [t for _r, t in outgoing if t], "backlinks": back},
+        data={
+            "outgoing": list(dict.fromkeys(notes)),
+            "attachments": list(
+                dict.fromkeys(link.target for link in outgoing if link.kind == "attachment")
+            ),
+            "backlinks": back,
+        },
     )
-
-
-def _writable_path(index: VaultIndex, name: str) -> tuple[str, Path]:
-    raw = _clean_name(name)
-    if not raw.lower().endswith(".md"):
-        raw += ".md"
-    try:
-        target = resolve_inside(index.root, raw)
-    except VaultError as exc:
-        raise ModelRetry(str(exc)) from exc
-    rel = relative(index.root, target)
-    if is_ignored(rel):
-        raise ModelRetry(f"{name!r}: notes cannot go in hidden folders like .obsidian/")
-    return rel, target
 
 
 def create_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
     """Create a new note (``folder/Title`` or ``folder/Title.md``) with the given markdown.
     Fails if it exists: use append_to_note to add to an existing note."""
     index = _index(ctx)
-    rel, target = _writable_path(index, name)
-    if target.exists():
+    found = _resolved(index, name, for_create=True)
+    rel = found.path
+    assert rel is not None
+    target = index.root / rel
+    if found.exists or target.exists():
         raise ModelRetry(f"{rel} already exists. Use append_to_note to add to it.")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # mkdir may have followed nothing new, but check the real parent once more
-    resolve_inside(index.root, str(target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # mkdir may have followed nothing new, but check the real parent once more
+        resolve_inside(index.root, str(target.parent))
+    except (OSError, VaultError) as exc:
+        raise ModelRetry(f"Cannot create {rel}: {exc}") from exc
     ctx.deps.changes.before_write(target)
     target.write_text(content if content.endswith("\n") else content + "\n", encoding="utf-8")
     index.note_changed(target)

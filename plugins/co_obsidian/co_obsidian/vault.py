@@ -1,9 +1,11 @@
 """The vault on disk: where it is, which files are notes, and which paths are safe.
 
-Notes are ``.md`` files. Hidden folders (``.obsidian/``, ``.trash/``, ``.git/``) and
-everything that is not markdown (attachments: images, PDFs) are ignored. Every path a
-tool is given is resolved with symlinks followed and refused unless it stays inside the
-vault; symlinked notes are indexed only when they point inside the vault.
+Notes are ``.md`` files (any case: ``.MD`` and ``.Md`` too). Hidden files and folders
+(``.obsidian/``, ``.trash/``, ``.git/``) are not part of the vault; other files are
+attachments (images, PDFs, canvases), which links may point to. Every path a tool is
+given is resolved with symlinks followed and refused unless it stays inside the vault;
+symlinked notes count only when they point inside the vault, symlinked folders are not
+walked.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from typing import Any, NamedTuple
 from co_core import CoError
 
 SETTING_HINT = "co config set obsidian.vault_path PATH (or env OBSIDIAN_VAULT_PATH)"
-NOTE_SUFFIX = ".md"
 BINARY_SNIFF = 8192
 
 
@@ -48,64 +49,46 @@ class FileStat(NamedTuple):
     size: int
 
 
+NOTE_SUFFIXES = (".md", ".MD", ".Md", ".mD")
+
+
+def is_note_name(name: str) -> bool:
+    return name.endswith(NOTE_SUFFIXES)
+
+
+def is_hidden(rel: str) -> bool:
+    return any(part.startswith(".") for part in rel.split("/"))
+
+
 def is_ignored(rel: str) -> bool:
-    parts = rel.split("/")
-    return any(p.startswith(".") for p in parts) or not rel.endswith(NOTE_SUFFIX)
+    """Not a note: hidden, or not markdown."""
+    return is_hidden(rel) or not is_note_name(rel)
+
+
+def stem(rel: str) -> str:
+    """A note's file name without ``.md``: the part of its path that a search matches."""
+    return rel[:-3].rpartition("/")[2]
 
 
 def walk(
-    root: Path, dirs: dict[str, int] | None = None, links: list[str] | None = None
+    root: Path,
+    *,
+    sizes: bool = True,
+    dirs: dict[str, int] | None = None,
+    links: list[str] | None = None,
+    attachments: list[str] | None = None,
 ) -> Iterator[FileStat]:
-    """Every note in the vault with its mtime and size (symlinks checked). ``dirs``, if
-    given, receives each visited folder's mtime (creates, renames, deletes change it);
-    ``links`` the notes that are symlinks (a search with rg names them explicitly)."""
+    """Every note in the vault, with its mtime and size (``sizes=False``: -1 for both,
+    and no ``stat`` per note, which is most of a walk's cost). ``dirs`` receives each
+    visited folder's mtime (creates, renames, deletes change it), ``links`` the notes
+    that are symlinks, ``attachments`` the other files."""
     stack = [(str(root), "")]
-    root_str = str(root)
+    inside = str(root) + os.sep
     while stack:
         path, rel_dir = stack.pop()
         try:
             if dirs is not None:
                 dirs[rel_dir] = os.stat(path).st_mtime_ns
-            entries = os.scandir(path)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                rel = f"{rel_dir}/{name}" if rel_dir else name
-                try:
-                    if entry.is_symlink():
-                        target = os.path.realpath(entry.path)
-                        if not (target + os.sep).startswith(root_str + os.sep):
-                            continue  # points outside the vault
-                        if os.path.isdir(target):
-                            continue  # no symlinked folders: no loops, no double counting
-                        if links is not None and name.endswith(NOTE_SUFFIX):
-                            links.append(rel)
-                    elif entry.is_dir():
-                        stack.append((entry.path, rel))
-                        continue
-                    if not name.endswith(NOTE_SUFFIX):
-                        continue
-                    st = entry.stat()
-                except OSError:
-                    continue
-                yield FileStat(rel, st.st_mtime_ns, st.st_size)
-
-
-def walk_names(root: Path, links: list[str] | None = None, limit: int | None = None) -> list[str]:
-    """The notes :func:`walk` lists, by name only: a search without the index lets rg read
-    the files, and a stat per note is most of a walk's cost. Same rules: hidden names
-    skipped, ``.md`` only, symlinks only to existing files inside the vault (``links``
-    receives those). With ``limit``, the first notes found (about that many)."""
-    names: list[str] = []
-    stack = [(str(root), "")]
-    inside = str(root) + os.sep
-    while stack and (limit is None or len(names) < limit):
-        path, rel_dir = stack.pop()
-        try:
             entries = os.scandir(path)
         except OSError:
             continue
@@ -115,24 +98,31 @@ def walk_names(root: Path, links: list[str] | None = None, limit: int | None = N
                 name = entry.name
                 if name.startswith("."):
                     continue
+                rel = prefix + name
+                note = name.endswith(NOTE_SUFFIXES)
                 try:
                     if entry.is_symlink():
                         target = os.path.realpath(entry.path)
-                        if not name.endswith(NOTE_SUFFIX) or not target.startswith(inside):
-                            continue
-                        if not os.path.exists(target) or os.path.isdir(target):
-                            continue
-                        if links is not None:
-                            links.append(prefix + name)
+                        if not target.startswith(inside) or not os.path.exists(target):
+                            continue  # points outside the vault, or nowhere
+                        if os.path.isdir(target):
+                            continue  # no symlinked folders: no loops, no double counting
+                        if note and links is not None:
+                            links.append(rel)
                     elif entry.is_dir():
-                        stack.append((entry.path, prefix + name))
+                        stack.append((entry.path, rel))
                         continue
-                    elif not name.endswith(NOTE_SUFFIX):
+                    if not note:
+                        if attachments is not None:
+                            attachments.append(rel)
                         continue
+                    if not sizes:
+                        yield FileStat(rel, -1, -1)
+                        continue
+                    st = entry.stat()
                 except OSError:
                     continue
-                names.append(prefix + name)
-    return names
+                yield FileStat(rel, st.st_mtime_ns, st.st_size)
 
 
 def stat_note(root: Path, rel: str) -> FileStat | None:
@@ -144,7 +134,7 @@ def stat_note(root: Path, rel: str) -> FileStat | None:
     try:
         if os.path.islink(path):
             target = os.path.realpath(path)
-            if not (target + os.sep).startswith(str(root) + os.sep):
+            if not target.startswith(str(root) + os.sep):
                 return None
         st = os.stat(path)
     except OSError:
@@ -157,10 +147,7 @@ def stat_note(root: Path, rel: str) -> FileStat | None:
 def resolve_inside(root: Path, name: str) -> Path:
     """``root/name`` with symlinks followed; OutsideVault if it leaves the vault."""
     candidate = Path(name)
-    if candidate.is_absolute():
-        target = candidate.resolve()
-    else:
-        target = (root / candidate).resolve()
+    target = candidate.resolve() if candidate.is_absolute() else (root / candidate).resolve()
     if target != root and not target.is_relative_to(root):
         raise OutsideVault(f"Access denied: {name!r} is outside the vault.")
     return target
@@ -170,28 +157,7 @@ def relative(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def read_bytes(path: str, size_hint: int, limit: int) -> bytes | None:
-    """A note's bytes (at most ``limit``), or None if it is gone or looks binary. Plain
-    ``os`` calls: a search without an index reads thousands of notes through here."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        want = min(limit, size_hint + 1)
-        data = os.read(fd, want)
-        if len(data) == want and want < limit:  # grew since it was listed
-            data += os.read(fd, limit - want)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if data.find(b"\0", 0, BINARY_SNIFF) != -1:
-        return None
-    return data
-
-
-def read_text(path: Path, limit: int | None = None) -> str | None:
+def read_text(path: Path | str, limit: int | None = None) -> str | None:
     """A note's text (bad UTF-8 replaced), or None if it looks binary or cannot be read."""
     try:
         with open(path, "rb") as handle:

@@ -116,7 +116,9 @@ class Watcher:
                     if mask & (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE):
                         rescan = True  # a folder came or went: walk to (un)watch it
                     continue
-                if not name.endswith(".md"):
+                if name[-3:].lower() != ".md":
+                    if mask & (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE):
+                        rescan = True  # an attachment came or went: links may resolve anew
                     continue
                 folder = self._folders.get(wd)
                 if folder is None:

@@ -171,11 +171,13 @@ def test_note_links_and_backlinks(vault: Path, ctx) -> None:
     write(vault, "Other.md", "also ![[Hub.md]]")
     result = note_links(ctx, "Hub")
     assert "- [[Spoke A]] → Spoke A.md" in result.display
-    assert "- [[folder/Spoke B]] → folder/Spoke B.md" in result.display
+    assert "- [[folder/Spoke B|B]] → folder/Spoke B.md" in result.display
+    assert "- [[Spoke A#part]] → Spoke A.md" in result.display
     assert "- [[Missing]] → (no such note yet)" in result.display
     assert "InCode" not in result.display
+    assert result.data["outgoing"] == ["Spoke A.md", "folder/Spoke B.md"]
     assert result.data["backlinks"] == ["Other.md", "Spoke A.md"]
-    assert result.count == 5
+    assert result.count == 6  # four links, two backlinks
     assert note_links(ctx, "folder/Spoke B").data["backlinks"] == ["Hub.md"]
 
 

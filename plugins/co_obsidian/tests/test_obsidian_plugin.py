@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from co_obsidian.keys import VAULT
 from obsidian_vaults import write
 
 from co_core.testing import make_app, status_rows
@@ -55,7 +56,7 @@ def test_hook_module_imports_nothing_heavy() -> None:
 
 def test_index_resource_builds_without_a_vault_and_closes(co_dirs: Path) -> None:
     deps = make_app({}).make_deps()
-    holder = deps.resource("obsidian_index")
-    assert deps.resources.built() == ["obsidian_index"]
+    holder = deps.resource(VAULT)
+    assert deps.resources.built() == ["obsidian.index"]
     assert deps.close() == []
     assert holder is not None

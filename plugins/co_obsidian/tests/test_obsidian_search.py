@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from co_obsidian.keys import VAULT
 from co_obsidian.tools import search_notes
 from obsidian_vaults import write
 from pydantic_ai import ModelRetry
@@ -227,9 +228,9 @@ def _aged(path: Path, days: float) -> Path:
 def test_very_common_words_rank_titles_first_then_newest_first(
     vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
-    monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)  # as if "gardening" were in 2,000+ notes
+    monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 2)  # as if "gardening" were in 2,000+ notes
     ctx = make_ctx(vault, recheck_seconds=0)
     for i, days in enumerate([3, 1, 5, 2, 4]):
         _aged(write(vault, f"b{i}.md", f"some gardening text {i}"), days)
@@ -246,10 +247,10 @@ def test_very_common_words_rank_titles_first_then_newest_first(
 def test_phrases_rank_titles_first_however_many_notes_match(
     vault: Path, ctx, monkeypatch: pytest.MonkeyPatch, many: bool
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
     if many:  # as if the phrase's words were together in 2,000+ notes
-        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+        monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 2)
     for i in range(5):
         write(vault, f"b{i}.md", f"some garden tips {i}, and garden and tips apart")
     write(vault, "other.md", "tips for the garden")  # both words, not the phrase
@@ -265,11 +266,11 @@ def test_phrases_rank_titles_first_however_many_notes_match(
 def test_phrase_of_common_words_finds_exactly_the_notes_holding_it(
     vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch, many: bool
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
     if many:  # the words are together in "too many" notes (8 of them; the phrase, as
         # FTS5 sees it, in 6): the phrase is not scored
-        monkeypatch.setattr(index, "RANK_ALL_UP_TO", 6)
+        monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 6)
     ctx = make_ctx(vault, recheck_seconds=0)
     holding = {
         "upper.md": "Order a CAFÉ CRÈME, then leave.",
@@ -305,9 +306,9 @@ def test_phrase_of_common_words_finds_exactly_the_notes_holding_it(
 def test_pages_of_an_unscored_phrase_list_every_match_once(
     vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import rank
 
-    monkeypatch.setattr(index, "RANK_ALL_UP_TO", 2)
+    monkeypatch.setattr(rank, "RANK_ALL_UP_TO", 2)
     for i in range(7):
         _aged(write(vault, f"n{i}.md", f"the weekly review, part {i}"), i)
     _aged(write(vault, "Weekly review.md", "how to"), 30)
@@ -347,11 +348,11 @@ def test_index_of_an_older_version_is_rebuilt(
         conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")  # not fit this version
     conn.close()
     if large:  # rebuilt in the background; the search meanwhile reads the notes
-        monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)
+        monkeypatch.setattr(index, "SYNC_NOTES", 0)
     write(vault, "b.md", "a heron too")
     ctx = make_ctx(vault)
     assert sorted(paths(search_notes(ctx, "heron"))) == ["a.md", "b.md"]
-    builder = ctx.deps.resource("obsidian_index").index()._builder
+    builder = ctx.deps.resource(VAULT).index()._builder
     assert (builder is not None) == large
     if builder is not None:
         builder.join(timeout=60)
@@ -365,7 +366,7 @@ def test_index_of_an_older_version_is_rebuilt(
 
 
 def index_schema() -> str:
-    from co_obsidian.index import SCHEMA
+    from co_obsidian.store import SCHEMA
 
     return SCHEMA
 
@@ -373,15 +374,17 @@ def index_schema() -> str:
 def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
     vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from co_obsidian import index
+    from co_obsidian import index, scan
 
-    monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)  # every vault counts as large
+    if scan.executable() is None:
+        pytest.skip("rg is not installed")
+    monkeypatch.setattr(index, "SYNC_NOTES", 0)  # every vault counts as large
     for i in range(30):
         write(vault, f"notes/n{i:02d}.md", f"# Day {i}\nthe heron came back" + " filler" * i)
     write(vault, "Heron.md", "all about the bird")
     write(vault, "other.md", "no bird here")
-    first = search_notes(ctx, "heron", limit=5)  # answered by reading the files
-    vault_index = ctx.deps.resource("obsidian_index").index()
+    first = search_notes(ctx, "heron", limit=5)  # answered by rg reading the files
+    vault_index = ctx.deps.resource(VAULT).index()
     assert vault_index._builder is not None  # and the index is being built
     vault_index._builder.join(timeout=60)
     assert vault_index.count() == 32
@@ -393,19 +396,16 @@ def test_large_unindexed_vault_is_searched_directly_while_the_index_builds(
         everything |= set(paths(search_notes(ctx, "heron", limit=5, page=page)))
     assert len(everything) == 31 and "other.md" not in everything
     # pages answered without the index (as while it builds) hold the same notes
-    from co_obsidian import rgscan
     from co_obsidian.text import parse_query
 
-    rg = rgscan.executable()
-    if rg is not None:
-        cold, more, offset = [], True, 0
-        while more:
-            found = vault_index._unindexed_search(rg, parse_query("heron"), offset, 5)
-            assert found is not None
-            hits, more = found
-            cold += [h.path for h in hits]
-            offset += 5
-        assert len(cold) == 31 and set(cold) == everything and cold[0] == "Heron.md"
+    cold, more, offset = [], True, 0
+    while more:
+        found = vault_index._unindexed(parse_query("heron"), offset, 5, None)
+        assert found is not None
+        hits, more = found
+        cold += [h.path for h in hits]
+        offset += 5
+    assert len(cold) == 31 and set(cold) == everything and cold[0] == "Heron.md"
 
 
 def test_text_edited_in_place_is_never_shown_stale(vault: Path, ctx) -> None:
@@ -420,16 +420,13 @@ def test_text_edited_in_place_is_never_shown_stale(vault: Path, ctx) -> None:
 def test_closing_during_the_background_build_leaves_a_usable_index(
     vault: Path, make_ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from co_obsidian import index
-
-    monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)
     for i in range(3000):
         write(vault, f"n{i:04d}.md", f"note {i} otter")
     first = make_ctx(vault)
     assert search_notes(first, "otter", limit=1).has_more
     first.deps.close()  # Co exits while the index may still be building
     second = make_ctx(vault)
-    second_index = second.deps.resource("obsidian_index").index()
+    second_index = second.deps.resource(VAULT).index()
     builder = second_index._builder
     search_notes(second, "otter", limit=1)
     if second_index._builder is not builder and second_index._builder is not None:
@@ -500,58 +497,27 @@ CONSISTENCY_QUERIES = [
 ]
 
 
-@pytest.mark.parametrize("rg", ["with rg", "without rg"])
-def test_search_without_index_agrees_with_the_index(
-    vault: Path, ctx, rg: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # without an index, rg (when installed) preselects the notes; its patterns must never
-    # miss a note the index finds (accents, case, word edges, phrases over lines, paths)
-    from co_obsidian import cold, index, rgscan
+def test_search_without_index_agrees_with_the_index(vault: Path, ctx) -> None:
+    # while the index builds, rg preselects the notes; its patterns must never miss a
+    # note the index finds (accents, case, word edges, phrases over lines, paths)
+    from co_obsidian import scan
     from co_obsidian.text import parse_query
-    from co_obsidian.vault import walk
 
-    if rg == "without rg":
-        monkeypatch.setenv("CO_OBSIDIAN_RG", "0")
-    elif rgscan.executable() is None:
+    if scan.executable() is None:
         pytest.skip("rg is not installed")
     for rel, text in CONSISTENCY_NOTES.items():
         write(vault, rel, text)
     (vault / ".gitignore").write_text("ignored*\n", encoding="utf-8")  # not a vault rule
     write(vault, "sub/real.md", "a linked heron")
     (vault / "link.md").symlink_to(vault / "sub" / "real.md")
-    vault_index = ctx.deps.resource("obsidian_index").index()
-    if rg == "with rg":  # rg really answers (a failure would fall back to reading)
-        found = rgscan.count(rgscan.executable(), str(vault_index.root), "heron")
-        assert found is not None and set(found) == {"sub/real.md", "under.md"}
-        # the first searches of a large vault: names only, rg reads, the index builds later
-        monkeypatch.setattr(index, "BACKGROUND_BUILD_BYTES", 0)
-        unindexed = {
-            query: vault_index._unindexed_search(rgscan.executable(), parse_query(query), 0, 50)
-            for query in CONSISTENCY_QUERIES
-        }
-        # after the first term, the other terms counted by rg instead of Python
-        monkeypatch.setattr(cold, "PYTHON_STAGE_BYTES", 0)
-        all_rg = {
-            query: vault_index._unindexed_search(rgscan.executable(), parse_query(query), 0, 50)
-            for query in CONSISTENCY_QUERIES
-        }
-        # every term after the first taken for a common one: not counted, only verified
-        monkeypatch.setattr(cold, "COMMON_SHARE", 0.0)
-        uncounted = {
-            query: vault_index._unindexed_search(rgscan.executable(), parse_query(query), 0, 50)
-            for query in CONSISTENCY_QUERIES
-        }
-        assert vault_index._builder is not None
-        vault_index._builder.join(timeout=60)
+    vault_index = ctx.deps.resource(VAULT).index()
+    vault_index.refresh()
     for query in CONSISTENCY_QUERIES:
         parsed = parse_query(query)
-        scanned, _ = vault_index._scan_search(list(walk(vault_index.root)), parsed, 0, 50)
+        found = vault_index._unindexed(parsed, 0, 50, None)
+        assert found is not None, query
         indexed, _ = vault_index.search(parsed, 0, 50)
-        assert sorted(h.path for h in scanned) == sorted(h.path for h in indexed), query
-        if rg == "with rg":
-            for found in (unindexed[query], all_rg[query], uncounted[query]):
-                assert found is not None, query
-                assert sorted(h.path for h in found[0]) == sorted(h.path for h in indexed), query
+        assert sorted(h.path for h in found[0]) == sorted(h.path for h in indexed), query
     # and the rules themselves, on a few of them
     assert sorted(paths(search_notes(ctx, "cafe"))) == ["fr/Café.md", "fr/nfd.md"]
     assert sorted(paths(search_notes(ctx, "project"))) == ["mixed.md", "plain.md"]
@@ -562,6 +528,19 @@ def test_search_without_index_agrees_with_the_index(
     assert sorted(paths(search_notes(ctx, "heron"))) == ["link.md", "sub/real.md", "under.md"]
     assert paths(search_notes(ctx, "istanbul")) == ["tr.md"]
     assert paths(search_notes(ctx, '"weekly review" tail')) == ["under.md"]
+
+
+def test_without_rg_the_first_search_waits_for_the_index(
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from co_obsidian import index
+
+    monkeypatch.setattr(index, "SYNC_NOTES", 0)  # a vault too large to index first ...
+    monkeypatch.setenv("CO_OBSIDIAN_RG", "0")  # ... and no rg to search it meanwhile
+    for rel, text in CONSISTENCY_NOTES.items():
+        write(vault, rel, text)
+    assert sorted(paths(search_notes(ctx, "cafe"))) == ["fr/Café.md", "fr/nfd.md"]
+    assert ctx.deps.resource(VAULT).index().count() == len(CONSISTENCY_NOTES)
 
 
 def _notifications() -> bool:
@@ -603,10 +582,9 @@ def list_tags_count(ctx, tag: str) -> int:
     return list_notes(ctx, tag=tag).count or 0
 
 
-def test_first_searches_list_the_same_notes_as_the_index(vault: Path, tmp_path: Path) -> None:
-    # the search before the index exists lists names only (no stat per note); it must
-    # see exactly the notes the index sees: hidden folders, attachments, symlinks
-    from co_obsidian.vault import walk, walk_names
+def test_what_counts_as_a_note(vault: Path, tmp_path: Path) -> None:
+    # hidden folders, attachments and symlinks: the walk with and without sizes agree
+    from co_obsidian.vault import walk
 
     outside = tmp_path / "outside.md"
     outside.write_text("secret", encoding="utf-8")
@@ -615,6 +593,7 @@ def test_first_searches_list_the_same_notes_as_the_index(vault: Path, tmp_path: 
     write(vault, ".obsidian/c.md", "x")
     write(vault, "d/.hidden.md", "x")
     write(vault, "pic.png", "x")
+    write(vault, "Loud.MD", "x")
     write(vault, "notes.md/e.md", "a folder named like a note")
     (vault / "in.md").symlink_to(vault / "a.md")
     (vault / "out.md").symlink_to(outside)
@@ -622,27 +601,26 @@ def test_first_searches_list_the_same_notes_as_the_index(vault: Path, tmp_path: 
     (vault / "folder link.md").symlink_to(vault / "deep")
     (vault / "loop").symlink_to(vault)
     links: list[str] = []
-    names = walk_names(vault, links)
+    attachments: list[str] = []
+    names = [f.rel for f in walk(vault, sizes=False, links=links, attachments=attachments)]
     assert sorted(names) == sorted(f.rel for f in walk(vault))
-    assert sorted(names) == ["a.md", "deep/er/b.md", "in.md", "notes.md/e.md"]
-    assert links == ["in.md"]
+    assert sorted(names) == ["Loud.MD", "a.md", "deep/er/b.md", "in.md", "notes.md/e.md"]
+    assert links == ["in.md"] and attachments == ["pic.png"]
 
 
 def test_a_note_gone_since_the_listing_does_not_stop_a_search_without_index(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, ctx, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from co_obsidian import cold, rgscan
+    from co_obsidian import index, scan
     from co_obsidian.text import parse_query
-    from co_obsidian.vault import walk_names
 
-    rg = rgscan.executable()
-    if rg is None:
+    if scan.executable() is None:
         pytest.skip("rg is not installed")
-    monkeypatch.setattr(cold, "PYTHON_STAGE_BYTES", 0)  # the second term goes to rg too
+    monkeypatch.setattr(index, "SYNC_NOTES", 0)
     write(vault, "a.md", "the heron and the snake")
     write(vault, "b.md", "a heron alone")
-    names = [*walk_names(vault), "gone/Heron.md"]  # listed, then deleted
-    query = parse_query("heron snake")
-    first = ([0, 1], rgscan.start(rg, str(vault), "heron"))  # "gone/Heron.md" by its name
-    ranked = cold.rank(rg, vault, names, [], query, {}, 10.0, first)
-    assert ranked == ["a.md"]
+    vault_index = ctx.deps.resource(VAULT).index()
+    # listed, then deleted: "gone/Heron.md" matches by its name
+    vault_index._listing = (["a.md", "b.md", "gone/Heron.md"], [])
+    found = vault_index._unindexed(parse_query("heron snake"), 0, 10, None)
+    assert found is not None and [h.path for h in found[0]] == ["a.md"]
