@@ -108,6 +108,7 @@ class Conversation:
         )
         for notice in engine.notices + engine.check_upgrades():
             self.frontend.warn(notice)
+        self._deps.policy = engine.allows
         self._agent = build_agent(
             self.app.host,
             settings,

@@ -112,6 +112,8 @@ class CoDeps:
     resources: Resources
     workspace: Path = field(default_factory=Path.cwd)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    # the policy's answer for a permission key, without asking (set by Co's conversation)
+    policy: Callable[[str], bool] = field(default=lambda key: True, repr=False)
 
     @overload
     def resource(self, key: ResourceKey[T]) -> T: ...
@@ -126,6 +128,11 @@ class CoDeps:
     def section(self, model: str) -> Any: ...
     def section(self, model: type[S] | str) -> Any:
         return self.settings.section(model)
+
+    def allows(self, key: str) -> bool:
+        """Would the user's rules let a read with this permission key happen without
+        asking? A search leaves out what they keep from being read (``obsidian:read:...``)."""
+        return self.policy(key)
 
     @property
     def changes(self) -> FileChanges:

@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from co_core.kernel.deps import CoDeps, ResourceKey
     from co_core.kernel.settings import SectionModel, Settings
     from co_core.kernel.status import CheckResult
-    from co_core.kernel.tools import Risk, ToolCall
+    from co_core.kernel.tools import Resolver, Risk, ToolCall
 
 PROJECT = "co"
-HOOKSPEC_VERSION = 2  # 2: prompt_markers
+HOOKSPEC_VERSION = 3  # 2: prompt_markers; 3: register_tools(resolve=), typed resource keys
 
 Effect = Literal["allow", "deny", "ask"]
 """A plugin's opinion on one tool call (``approval_policy``)."""
@@ -43,7 +43,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class ToolRegister(Protocol):
-    """``register(function_or_"module:attr", risk=..., permission=...)``."""
+    """``register(function_or_"module:attr", risk=..., permission=..., resolve=...)``."""
 
     def __call__(
         self,
@@ -53,6 +53,7 @@ class ToolRegister(Protocol):
         permission: str | None = None,
         name: str | None = None,
         retries: int | None = None,
+        resolve: Resolver | str | None = None,
     ) -> None: ...
 
 

@@ -22,7 +22,7 @@ SECRET_KEY_WORDS = ("token", "key", "password", "passwd", "secret", "credential"
 _PATTERNS = [
     # private key blocks (PEM / OpenSSH), possibly cut short at either end
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-    r"(?:[A-Za-z0-9+/=]{16,}[ \t]*\r?\n)+[A-Za-z0-9+/=]*[ \t]*\r?\n?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
+    r"(?:[A-Za-z0-9+/=]{16,}\s+)+(?:[A-Za-z0-9+/=]+\s*)?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
     r"\b(sk|pk|rk)-(ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}",  # OpenAI, Anthropic, ...
     r"\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{10,}",  # Stripe
     r"\b(AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",  # AWS access key ids
