@@ -4,7 +4,8 @@ Every loaded plugin's tools become pydantic-ai ``Tool``s (tools that write, send
 execute run one at a time); plugins' ``system_instructions`` are appended to the system
 prompt; retries and the per-turn request limit come from settings. Co's own behaviour
 comes as plain capabilities, each with one job: the policy gate, the recovery of tool
-calls written as text, context fitting, the request deadline and the traces' spans.
+calls written as text, context fitting, the request deadline and the traces' spans,
+handed to pydantic-ai as one group (co_core.agent.group).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pydantic_ai.usage import UsageLimits
 from co_core.agent.calls import CallLog
 from co_core.agent.deadline import RequestDeadline
 from co_core.agent.gate import PolicyGate
+from co_core.agent.group import CapabilityGroup
 from co_core.agent.textcalls import TextToolCalls
 from co_core.kernel.deps import CoDeps
 from co_core.kernel.host import PluginHost
@@ -137,7 +139,7 @@ def build_agent(
         # MCP servers' tools join ``specs`` when listed, so the same gate decides them.
         toolsets=mcp_toolsets(settings, specs=specs, workspace=workspace, warn=warn),
         retries={"tools": core.retries, "output": core.retries},
-        capabilities=capabilities,
+        capabilities=[CapabilityGroup(capabilities)],
         defer_model_check=True,
     )
     return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit))

@@ -190,3 +190,5 @@ def serve_stdio(
     finally:
         for problem in deps.close():
             warn(problem)
+        if engine.audit is not None:
+            engine.audit.close()

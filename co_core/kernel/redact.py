@@ -70,8 +70,14 @@ class Redactor:
         self.known = sorted(
             {k for k in known if isinstance(k, str) and len(k) >= _MIN_KNOWN}, key=len, reverse=True
         )
+        # tool names, keys and reasons come back on every call: each is masked once
+        self.text = lru_cache(maxsize=4096)(self._text)  # type: ignore[method-assign]
 
     def text(self, value: str) -> str:
+        """``value`` with every secret in it masked."""
+        return self._text(value)
+
+    def _text(self, value: str) -> str:
         for secret in self.known:
             value = value.replace(secret, MASK)
         value = _SECRET_RE.sub(MASK, value)
