@@ -108,7 +108,7 @@ class Conversation:
         )
         for notice in engine.notices + engine.check_upgrades():
             self.frontend.warn(notice)
-        self._deps.policy = engine.allows
+        self._deps.policy, self._deps.warn = engine.allows, self.frontend.warn
         self._agent = build_agent(
             self.app.host,
             settings,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
-from co_core.kernel.errors import CoError
+from co_core.kernel.errors import CoError, print_warning
 
 if TYPE_CHECKING:
     from co_core.kernel.settings import SectionModel, Settings
@@ -114,6 +114,8 @@ class CoDeps:
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     # the policy's answer for a permission key, without asking (set by Co's conversation)
     policy: Callable[[str], bool] = field(default=lambda key: True, repr=False)
+    # tell the user something that does not stop the call (above the prompt in co chat)
+    warn: Callable[[str], None] = field(default=print_warning, repr=False)
 
     @overload
     def resource(self, key: ResourceKey[T]) -> T: ...

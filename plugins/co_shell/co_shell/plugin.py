@@ -40,8 +40,9 @@ def register_tools(register: Any) -> None:
 def sandbox_factory(settings: Any, deps: Any) -> Any:
     """Build the configured sandbox for this run's workspace (closed when Co exits)."""
     from co_shell.sandbox import make_sandbox
+    from co_shell.settings import ShellSettings
 
-    return make_sandbox(settings.section("shell"), deps.workspace)
+    return make_sandbox(settings.section(ShellSettings), deps.workspace, deps.warn)
 
 
 @hookimpl
