@@ -63,13 +63,13 @@ CHANGES: ResourceKey[FileChanges] = ResourceKey("core.changes")
 class Resources:
     """Builds each registered resource once, on first use, and closes them in reverse order."""
 
-    factories: dict[str, Callable[..., Any]]
+    factories: dict[str, Callable[..., object]]
     settings: Settings
-    _built: dict[str, Any] = field(default_factory=dict)
+    _built: dict[str, object] = field(default_factory=dict)
     _order: list[str] = field(default_factory=list)
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def get(self, name: str, deps: CoDeps | None = None) -> Any:
+    def get(self, name: str, deps: CoDeps | None = None) -> object:
         with self._lock:
             if name not in self._built:
                 factory = self.factories.get(name)

@@ -20,7 +20,7 @@ line instead of failing later.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 import pluggy
 
@@ -36,6 +36,7 @@ PROJECT = "co"
 HOOKSPEC_VERSION = 3  # 2: prompt_markers; 3: register_tools(resolve=), typed resource keys
 
 Effect = Literal["allow", "deny", "ask"]
+T = TypeVar("T")
 """A plugin's opinion on one tool call (``approval_policy``)."""
 
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -47,7 +48,7 @@ class ToolRegister(Protocol):
 
     def __call__(
         self,
-        function: Callable[..., Any] | str,
+        function: Callable[..., object] | str,
         *,
         risk: Risk | None = None,
         permission: str | None = None,
@@ -60,7 +61,7 @@ class ToolRegister(Protocol):
 class ResourceRegister(Protocol):
     """``register(KEY, factory)``: ``factory(settings=..., deps=...)`` builds it on first use."""
 
-    def __call__(self, key: ResourceKey[Any] | str, factory: Callable[..., Any]) -> None: ...
+    def __call__(self, key: ResourceKey[T] | str, factory: Callable[..., T]) -> None: ...
 
 
 class SettingsRegister(Protocol):

@@ -45,11 +45,11 @@ class Resolved:
     """What a call will really touch: the arguments the tool runs with, and its permission
     keys when the template cannot say them (empty: the template filled from ``args``)."""
 
-    args: Mapping[str, Any]
+    args: Mapping[str, object]
     keys: tuple[str, ...] = ()
 
 
-Resolver = Callable[[Mapping[str, Any], "CoDeps"], Resolved]
+Resolver = Callable[[Mapping[str, object], "CoDeps"], Resolved]
 
 
 @dataclass(frozen=True)
@@ -57,25 +57,25 @@ class ToolSpec:
     """One tool as a plugin declared it."""
 
     name: str
-    target: Callable[..., Any] | str
+    target: Callable[..., object] | str
     plugin: str
     risk: Risk | None
     permission: str
     retries: int | None = None
     resolve: Resolver | str | None = None  # or "module:attr", imported on first use
 
-    def load(self) -> Callable[..., Any]:
+    def load(self) -> Callable[..., object]:
         """The tool function, importing it now if it was declared by path."""
         if callable(self.target):
             return self.target
-        function: Callable[..., Any] = _load(self.target)
+        function: Callable[..., object] = _load(self.target)
         return function
 
-    def permission_key(self, args: Mapping[str, Any]) -> str:
+    def permission_key(self, args: Mapping[str, object]) -> str:
         """Fill the permission template from a call's arguments."""
         return format_permission(self.permission, args)
 
-    def make_call(self, args: Mapping[str, Any], deps: CoDeps | None = None) -> ToolCall:
+    def make_call(self, args: Mapping[str, object], deps: CoDeps | None = None) -> ToolCall:
         """The call as the policy sees it: resolved to its real target when the tool has a
         resolver and there are deps to resolve with (else from the arguments as written)."""
         keys: tuple[str, ...] = ()
@@ -96,12 +96,12 @@ def _load(target: Any) -> Any:
     return getattr(importlib.import_module(module_name), attr)
 
 
-class _Blank(dict[str, Any]):
+class _Blank(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return ""
 
 
-def format_permission(template: str, args: Mapping[str, Any], *, flatten: bool = True) -> str:
+def format_permission(template: str, args: Mapping[str, object], *, flatten: bool = True) -> str:
     """``"fs:write:{path}"`` + ``{"path": "a.txt"}`` -> ``"fs:write:a.txt"``.
 
     Missing arguments become empty; newlines are flattened so one key is one line, unless
@@ -125,7 +125,7 @@ class ToolRegistry:
 
     def __call__(
         self,
-        function: Callable[..., Any] | str,
+        function: Callable[..., object] | str,
         *,
         risk: Risk | None = None,
         permission: str | None = None,
@@ -171,7 +171,7 @@ class ToolCall:
 
     tool: str
     plugin: str
-    args: Mapping[str, Any]
+    args: Mapping[str, object]
     permission_key: str
     risk: Risk | None
     keys: tuple[str, ...] = ()
