@@ -436,3 +436,37 @@ def _same_object(key: str, real: str, workspace: Path, vault: Path) -> bool:
         ):
             return True
     return False
+
+
+def test_co_mcp_serve_holds_the_same_rules_for_every_spelling(
+    co_dirs: Path, workspace: Path
+) -> None:
+    """Another assistant calling Co's tools over MCP gets the same resolved keys."""
+    import sys
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    from co_core.testing import write_settings
+
+    write_settings(
+        {"policy": {"rules": [{"match": "fs:read:secrets/**", "effect": "deny"}]}}, co_dirs
+    )
+    env = {
+        "CO_LOAD_PLUGINS": "shell",
+        **{k: os.environ[k] for k in ("CO_CONFIG_DIR", "CO_DATA_DIR", "CO_CACHE_DIR", "PATH")},
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "co_core", "mcp", "serve"], env=env, cwd=str(workspace)
+    )
+
+    async def main() -> list[Any]:
+        async with Client(params) as client:
+            return [
+                await client.call_tool("read_file", {"path": path}) for path in spellings(workspace)
+            ]
+
+    results = anyio.run(main)
+    texts = ["".join(getattr(p, "text", "") for p in r.content) for r in results]
+    assert all(r.is_error for r in results)
+    assert all("denied by Co's policy" in t and SECRET not in t for t in texts)
