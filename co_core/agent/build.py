@@ -96,6 +96,7 @@ class CoAgent:
     agent: Agent[CoDeps, str]
     calls: CallLog
     limits: UsageLimits
+    capabilities: CapabilityGroup  # Co's own, as the agent runs them
 
     @property
     def specs(self) -> dict[str, ToolSpec]:
@@ -139,7 +140,7 @@ def build_agent(
         # MCP servers' tools join ``specs`` when listed, so the same gate decides them.
         toolsets=mcp_toolsets(settings, specs=specs, workspace=workspace, warn=warn),
         retries={"tools": core.retries, "output": core.retries},
-        capabilities=[CapabilityGroup(capabilities)],
+        capabilities=[group := CapabilityGroup(capabilities)],
         defer_model_check=True,
     )
-    return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit))
+    return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit), group)
