@@ -177,7 +177,19 @@ def run_task(task: Task, args: argparse.Namespace, seed: int) -> Run:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
+@dataclass
+class Scratch:
+    """One task's fresh world: workspace (co's cwd), vault and private Co dirs."""
+
+    ctx: Ctx
+    dirs: dict[str, Path]  # CONFIG, DATA, CACHE
+    env: dict[str, str]
+
+
+def prepare(
+    root: Path, task: Task, seed: int, extra: dict[str, Any] | None = None, model: str = ""
+) -> Scratch:
+    """Build the workspace, the vault and Co's dirs with settings.json under ``root``."""
     work, vault = root / "work", root / "vault"
     dirs = {kind: root / kind.lower() for kind in ("CONFIG", "DATA", "CACHE")}
     for path in (work, vault, *dirs.values()):
@@ -188,30 +200,40 @@ def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
         task.setup(ctx)
     if os.geteuid() == 0:  # co-shell's bubblewrap then runs commands as uid 1000
         _hand_over(root, work)
-    settings = settings_for(task, vault, _dotted(args.set))
     settings_file = dirs["CONFIG"] / "settings.json"
-    settings_file.write_text(json.dumps(settings, indent=2))
+    settings_file.write_text(json.dumps(settings_for(task, vault, extra or {}), indent=2))
     settings_file.chmod(0o600)
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED_PREFIXES)}
     env.update({f"CO_{kind}_DIR": str(path) for kind, path in dirs.items()})
     env["PYDANTIC_AI_NO_BANNER"] = "1"
-    if args.model.startswith("function:"):  # a scripted model (oracle.py) plays the plan
+    if model.startswith("function:"):  # a scripted model (oracle.py) plays the plan
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         plan = {k: _fill(v, ctx.facts) for k, v in task.oracle.items()}
         env["CO_TASKBENCH_PLAN"] = json.dumps(plan)
-    command = [sys.executable, "-m", "co_core", "ask", "--json", "--model", args.model]
-    if args.base_url:
-        command += ["--base-url", args.base_url]
+    return Scratch(ctx, dirs, env)
+
+
+def ask_command(task: Task, ctx: Ctx, model: str, base_url: str | None) -> list[str]:
+    """``co ask --json`` as a user would type it, with the task's approvals."""
+    command = [sys.executable, "-m", "co_core", "ask", "--json", "--model", model]
+    if base_url:
+        command += ["--base-url", base_url]
     for pattern in task.approve:
         command += ["--approve", pattern]
-    command.append(task.prompt.format(**ctx.facts))
+    return [*command, task.prompt.format(**ctx.facts)]
+
+
+def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
+    scratch = prepare(root, task, seed, _dotted(args.set), args.model)
+    ctx, dirs = scratch.ctx, scratch.dirs
+    command = ask_command(task, ctx, args.model, args.base_url)
 
     start = time.monotonic()
     proc = subprocess.Popen(
         command,
-        cwd=work,
-        env=env,
+        cwd=ctx.workspace,
+        env=scratch.env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -224,7 +246,7 @@ def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
     except subprocess.TimeoutExpired:
         timed_out = True
         stdout, stderr = _stop(proc)
-    seconds = time.monotonic() - start
+    seconds = args.timeout if timed_out else time.monotonic() - start  # not our stopping
 
     data = _last_json(stdout)
     error = str(data.get("error") or "")
@@ -371,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     tasks = select(args.tasks)
+    # started in the background (`cmd &`), SIGINT is ignored and children inherit that:
+    # restore it, so a timeout's Ctrl+C reaches co and co can stop its model server
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.list:
         for t in tasks:
             print(f"{t.name:<20} {t.family:<7} {t.prompt}")
