@@ -53,3 +53,10 @@ def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 def model() -> Any:
     return scripted_model(_script, name="taskbench-oracle")
+
+
+def lazy() -> Any:
+    """The opposite check: a model that never calls a tool and answers every prompt with
+    a greeting must fail every task but the three plain greetings (judges cannot be fooled
+    by words alone)."""
+    return scripted_model(lambda m, i: ModelResponse(parts=[TextPart("Hi! How can I help?")]))

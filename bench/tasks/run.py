@@ -55,6 +55,7 @@ class Run:
     requests: int
     prompt_tokens: list[int] = field(default_factory=list)  # per finished request
     output_tokens: list[int] = field(default_factory=list)  # per finished request
+    request_seconds: list[float] = field(default_factory=list)  # per finished request
     tool_calls: list[str] = field(default_factory=list)  # "tool:decision:status"
     request_limit: bool = False
     timed_out: bool = False
@@ -134,27 +135,47 @@ def _last_json(stdout: str) -> dict[str, Any]:
     return {}
 
 
-def _traces(data_dir: Path) -> tuple[int, list[int], list[int], float | None]:
-    """From the run's trace db: requests made, prompt and output tokens of each request
-    that finished (one cut off by the timeout reports none), and the turn's seconds."""
+@dataclass
+class Traced:
+    """What the run's own trace database says about its turn."""
+
+    requests: int = 0  # model requests made (one cut off by a timeout included)
+    prompt_tokens: list[int] = field(default_factory=list)  # per finished request
+    output_tokens: list[int] = field(default_factory=list)
+    request_seconds: list[float] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)  # tools called, in order
+    turn_seconds: float | None = None
+
+
+def _traces(data_dir: Path) -> Traced:
     db = data_dir / "traces.db"
     if not db.is_file():
-        return 0, [], [], None
+        return Traced()
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    usage = "json_extract(attributes, '$.\"gen_ai.usage.{}_tokens\"')"
     try:
-        rows = conn.execute(
-            "SELECT json_extract(attributes, '$.\"gen_ai.usage.input_tokens\"'), "
-            "json_extract(attributes, '$.\"gen_ai.usage.output_tokens\"') "
+        requests = conn.execute(
+            f"SELECT {usage.format('input')}, {usage.format('output')}, duration_ms "
             "FROM spans WHERE name LIKE 'chat %' ORDER BY start_time"
+        ).fetchall()
+        tools = conn.execute(
+            "SELECT substr(name, 14) FROM spans WHERE name LIKE 'execute_tool %' "
+            "ORDER BY start_time"
         ).fetchall()
         turn = conn.execute("SELECT max(duration_ms) FROM spans WHERE name = 'co.turn'").fetchone()
     except sqlite3.Error:
-        return 0, [], [], None
+        return Traced()
     finally:
         conn.close()
-    seconds = turn[0] / 1000 if turn and turn[0] is not None else None
-    done = [(int(i), int(o or 0)) for i, o in rows if i]
-    return len(rows), [i for i, _ in done], [o for _, o in done], seconds
+    done = [(int(i), int(o or 0), float(ms or 0) / 1000) for i, o, ms in requests if i]
+    return Traced(
+        requests=len(requests),
+        prompt_tokens=[i for i, _, _ in done],
+        output_tokens=[o for _, o, _ in done],
+        request_seconds=[round(s, 2) for _, _, s in done],
+        tools=[name for (name,) in tools],
+        turn_seconds=turn[0] / 1000 if turn and turn[0] is not None else None,
+    )
 
 
 def settings_for(task: Task, vault: Path, extra: dict[str, Any]) -> dict[str, Any]:
@@ -259,23 +280,31 @@ def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
         exit_code=proc.returncode,
         timed_out=timed_out,
     )
-    requests, tokens, out_tokens, turn_seconds = _traces(dirs["DATA"])
-    requests = requests or int((data.get("usage") or {}).get("requests") or 0)
+    traced = _traces(dirs["DATA"])
+    requests = traced.requests or int((data.get("usage") or {}).get("requests") or 0)
+    calls = [f"{c['tool']}:{c['decision']}:{c['status']}" for c in outcome.calls]
+    if not calls and not data:  # stopped before co could say: the traces' tool names
+        calls = [f"{name}:?:?" for name in traced.tools]
     try:
         why = task.judge(ctx, outcome)
     except Exception as exc:  # a judge bug must not end the run
         why = f"judge failed: {type(exc).__name__}: {exc}"
+    if timed_out and why != "timed out":  # a user would still be waiting: never a pass
+        why = "timed out" + (f"; {why}" if why else "")
+    elif why and error and error not in why:  # e.g. a file missing because the turn stopped
+        why = f"{why} (error: {error})"
     return Run(
         task=task.name,
         family=task.family,
         ok=why is None,
         why=why or "",
         seconds=round(seconds, 2),
-        turn_seconds=None if turn_seconds is None else round(turn_seconds, 2),
+        turn_seconds=None if traced.turn_seconds is None else round(traced.turn_seconds, 2),
         requests=requests,
-        prompt_tokens=tokens,
-        output_tokens=out_tokens,
-        tool_calls=[f"{c['tool']}:{c['decision']}:{c['status']}" for c in outcome.calls],
+        prompt_tokens=traced.prompt_tokens,
+        output_tokens=traced.output_tokens,
+        request_seconds=traced.request_seconds,
+        tool_calls=calls,
         request_limit="request_limit" in error,
         timed_out=timed_out,
         error=error,
@@ -325,6 +354,7 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
         "median_seconds": _median([r.seconds for r in runs]),
         "median_turn_seconds": _median(turns),
         "median_requests": _median([float(r.requests) for r in runs]),
+        "median_seconds_per_request": _median([t for r in runs for t in r.request_seconds]),
         "median_prompt_tokens_per_request": _median([float(t) for t in all_tokens]),
         "median_first_request_prompt_tokens": _median([float(t) for t in firsts]),
         "say_hi_first_request_prompt_tokens": hi[0] if hi else None,
@@ -347,23 +377,24 @@ def print_report(model: str, runs: list[Run], summary: dict[str, Any], timeout: 
         result = "ok" if r.ok else "FAIL"
         print(f"{r.task:<20} {result:<6} {r.seconds:>7.1f} {turn:>7} {r.requests:>4}  {why}")
     s = summary
+    families = "  ".join(f"{k} {v}" for k, v in s["by_family"].items())
+    first = s["median_first_request_prompt_tokens"]
+    rows = [
+        ("success rate", f"{s['passed']}/{s['tasks']} ({s['success_rate']:.0%})"),
+        ("by family", families),
+        ("median seconds per task", _cell(s["median_seconds"])),
+        ("  the turn alone", _cell(s["median_turn_seconds"])),
+        ("median requests per task", _cell(s["median_requests"])),
+        ("median seconds per request", _cell(s["median_seconds_per_request"])),
+        ("prompt tokens per request", _cell(s["median_prompt_tokens_per_request"])),
+        ("first-request prompt tokens", f"{_cell(first)} (median)"),
+        ("  of 'Say hi'", _cell(s["say_hi_first_request_prompt_tokens"])),
+        ("turns that hit the request limit", s["request_limit_hits"]),
+        ("timeouts", s["timeouts"]),
+    ]
     print()
-    print(
-        f"success rate                       {s['passed']}/{s['tasks']} ({s['success_rate']:.0%})"
-    )
-    print(
-        f"by family                          {'  '.join(f'{k} {v}' for k, v in s['by_family'].items())}"
-    )
-    print(
-        f"median seconds per task            {_cell(s['median_seconds'])} (turn alone: {_cell(s['median_turn_seconds'])})"
-    )
-    print(f"median requests per task           {_cell(s['median_requests'])}")
-    print(f"prompt tokens per request, median  {_cell(s['median_prompt_tokens_per_request'])}")
-    print(
-        f"first-request prompt tokens        {_cell(s['median_first_request_prompt_tokens'])} (median; 'Say hi': {_cell(s['say_hi_first_request_prompt_tokens'])})"
-    )
-    print(f"turns that hit the request limit   {s['request_limit_hits']}")
-    print(f"timeouts                           {s['timeouts']}")  # fmt: skip
+    for label, value in rows:
+        print(f"{label:<34} {value}")
 
 
 def select(patterns: str | None) -> list[Task]:

@@ -214,7 +214,16 @@ def file_has(where: str, rel: str, *texts: str, keep: str = "") -> Judge:
     return judge
 
 
-SETUP_HINTS = ("co google login", "co slack login", "obsidian.vault_path")
+def _ini_port(c: Ctx, want: str) -> str | None:
+    import configparser
+
+    parser = configparser.ConfigParser()
+    try:
+        parser.read_string((c.workspace / "config.ini").read_text(encoding="utf-8"))
+        port = parser.get("server", "port")
+    except (configparser.Error, OSError) as exc:
+        return f"config.ini unreadable: {exc}"
+    return None if port.strip() == want else f"config.ini port is {port}"
 
 
 def setup_hint(hint: str, forbidden: str = "") -> Judge:
@@ -448,7 +457,10 @@ TASKS: list[Task] = [
         "write-edit",
         "write",
         "In config.ini change the port to 8088.",
-        file_has("workspace", "config.ini", "8088", keep="host = 127.0.0.1"),
+        lambda c, o: (
+            file_has("workspace", "config.ini", keep="host = 127.0.0.1")(c, o)
+            or _ini_port(c, "8088")
+        ),
         approve=FILES_WRITE,
         oracle={
             "calls": [("edit_file", {"path": "config.ini", "search": "{port}", "replace": "8088"})]
