@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -113,18 +114,20 @@ def record_first_request(prompt_task: str = "chat-hi") -> dict[str, Any]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def count_tokens(body: dict[str, Any], url: str, model: str) -> int:
-    """``usage.prompt_tokens`` of the same request on a real server (one token generated)."""
+def count_tokens(body: dict[str, Any], url: str, model: str) -> tuple[int, float]:
+    """``usage.prompt_tokens`` of the same request on a real server (one token generated),
+    and the seconds it took: about the server's prompt processing, a gauge of the machine."""
     import httpx
 
     request = dict(body, model=model, stream=False, max_tokens=1)
     request.pop("stream_options", None)
+    start = time.monotonic()
     reply = httpx.post(f"{url.rstrip('/')}/chat/completions", json=request, timeout=600)
     reply.raise_for_status()
-    return int(reply.json()["usage"]["prompt_tokens"])
+    return int(reply.json()["usage"]["prompt_tokens"]), time.monotonic() - start
 
 
-def count_on_local(body: dict[str, Any]) -> tuple[int, str]:
+def count_on_local(body: dict[str, Any]) -> tuple[tuple[int, float], str]:
     """Start the embedded model's server as Co does (``local``), count, stop it."""
     import os
 
@@ -155,9 +158,10 @@ def main() -> int:
         str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system"
     )
     if args.count_url:
-        tokens, counted_on = count_tokens(body, args.count_url, args.count_model), args.count_url
+        counted, counted_on = count_tokens(body, args.count_url, args.count_model), args.count_url
     else:
-        tokens, counted_on = count_on_local(body)
+        counted, counted_on = count_on_local(body)
+    tokens, seconds = counted
     result = {
         "tools": len(tools),
         "tool_schema_chars": len(json.dumps(tools)),
@@ -165,6 +169,7 @@ def main() -> int:
         "request_chars": len(json.dumps(body)),
         "prompt_tokens": tokens,
         "counted_on": counted_on,
+        "count_seconds": round(seconds, 1),
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -175,6 +180,7 @@ def main() -> int:
         print(f"  system prompt        {result['system_prompt_chars']} chars")
         print(f"  whole request body   {result['request_chars']} chars")
         print(f"  prompt tokens        {result['prompt_tokens']}")
+        print(f"  server took          {result['count_seconds']} s for it (max_tokens 1)")
     return 0
 
 
