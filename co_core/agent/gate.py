@@ -147,7 +147,7 @@ class PolicyGate(AbstractCapability[CoDeps]):
             await frontend.announce(asking)
         granted = False
         for record in asking:
-            if granted and self.calls.decide(record, ctx.deps).allowed:
+            if granted and self._covered(record, ctx.deps):
                 results[record.call_id] = True
                 continue
             answer: Answer = await frontend.approve(record)
@@ -160,6 +160,13 @@ class PolicyGate(AbstractCapability[CoDeps]):
                 text = f"{text}: {answer.reason}" if answer.reason else f"{text}."
                 results[record.call_id] = self._deny(record, text)
         return DeferredToolResults(approvals=results)
+
+    def _covered(self, record: ToolCallRecord, deps: CoDeps) -> bool:
+        """After a yes "for the session": is this call allowed now? (Decided again.)"""
+        try:
+            return self.calls.decide(record, deps).allowed
+        except CallRefused:  # it will be refused, with the reason, when it runs
+            return False
 
     def _deny(self, record: ToolCallRecord, message: str) -> ToolDenied:
         self.calls.finish(record, "denied", message)
