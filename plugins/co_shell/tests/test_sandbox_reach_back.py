@@ -419,6 +419,7 @@ CRASHING_SESSION = """
 import sys
 from pathlib import Path
 from co_shell.sandbox import build
+from co_shell.settings import ShellSettings
 
 settings = ShellSettings(sandbox="docker", image=sys.argv[2], keep_container=True, timeout=600)
 box = build("docker", settings, Path(sys.argv[1]))
