@@ -114,15 +114,24 @@ def test_co_chat_with_a_real_model_completes_a_turn(
             child.terminate(force=True)
 
 
-def _llama_servers() -> set[str]:
+def _llama_servers(data_dir: str) -> set[str]:
+    """llama.cpp servers started for this test's data folder (other runs on the machine,
+    e.g. a benchmark, have their own)."""
     found = subprocess.run(
         ["pgrep", "-f", "llama_cpp.server.*--port"], capture_output=True, text=True
     )
-    return set(found.stdout.split())
+    mine = set()
+    for pid in found.stdout.split():
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue  # it ended meanwhile
+        if f"CO_DATA_DIR={data_dir}".encode() in environ:
+            mine.add(pid)
+    return mine
 
 
 def test_model_local_starts_and_stops_its_own_server(e2e_env: dict) -> None:
-    before = _llama_servers()  # the session fixture's, or any other on the machine
     result = subprocess.run(
         [CO, "ask", "--json", "-m", "local", PROMPT],
         capture_output=True, text=True, timeout=600, env={**e2e_env},
@@ -132,4 +141,4 @@ def test_model_local_starts_and_stops_its_own_server(e2e_env: dict) -> None:
     assert data["model"].startswith("local (SmolLM2")
     assert data["tool_calls"], "the model made no tool call"
     # the server `co` started (it answered the tool call above) is gone with it
-    assert _llama_servers() <= before
+    assert not _llama_servers(e2e_env["CO_DATA_DIR"])
