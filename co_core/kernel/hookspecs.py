@@ -19,7 +19,7 @@ line instead of failing later.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pluggy
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from co_core.kernel.tools import Risk, ToolCall
 
 PROJECT = "co"
-HOOKSPEC_VERSION = 2  # 2: prompt_markers
+HOOKSPEC_VERSION = 3  # 2: prompt_markers; 3: plugin_ready
 
 Effect = Literal["allow", "deny", "ask"]
 """A plugin's opinion on one tool call (``approval_policy``)."""
@@ -128,3 +128,9 @@ def system_instructions(settings: Settings) -> str | None:
 @hookspec
 def prompt_markers(settings: Settings) -> str | None:
     """Return a short warning shown in ``co chat``'s prompt line (e.g. "no-sandbox"), or None."""
+
+
+@hookspec
+def plugin_ready(settings: Settings) -> str | Mapping[str, str] | None:
+    """Say whether the plugin's tools can work now: None, or one line on how to set it up
+    (or, when only some tools need what is missing, a mapping from their names to the line)."""
