@@ -22,7 +22,9 @@ from pydantic_ai.usage import UsageLimits
 from co_core.agent.calls import CallLog
 from co_core.agent.deadline import RequestDeadline
 from co_core.agent.gate import PolicyGate
+from co_core.agent.loops import LoopGuard
 from co_core.agent.textcalls import TextToolCalls
+from co_core.agent.toolbox import FIND_TOOLS, Toolbox, find_tools_spec
 from co_core.kernel.deps import CoDeps
 from co_core.kernel.host import PluginHost
 from co_core.kernel.settings import Settings
@@ -94,6 +96,7 @@ class CoAgent:
     agent: Agent[CoDeps, str]
     calls: CallLog
     limits: UsageLimits
+    toolbox: Toolbox
 
     @property
     def specs(self) -> dict[str, ToolSpec]:
@@ -117,9 +120,21 @@ def build_agent(
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
     core = settings.core
     specs = calls.engine.specs
+    toolbox = Toolbox(
+        host,
+        settings,
+        specs,
+        budget=core.tool_budget,
+        section=settings.sections.get("sessions"),
+        calls=calls,
+    )
     capabilities: list[AbstractCapability[Any]] = [
         *tracing_capabilities(),
+        toolbox,
         PolicyGate(calls),
+        # after_model_request runs in reverse order: text calls are recovered first, then
+        # the loop guard looks at them, before the gate opens their records.
+        LoopGuard(calls, toolbox.blocked_call, toolbox.unsent),
         RequestDeadline(core.request_timeout),
     ]
     if core.text_tool_calls:
@@ -129,6 +144,7 @@ def build_agent(
     tools = load_tools(host, warn)
     for name in set(specs) - {tool.name for tool in tools}:
         del specs[name]  # failed to import: the policy must not know it as a tool
+    specs[FIND_TOOLS] = find_tools_spec()
     agent: Agent[CoDeps, str] = Agent(
         None,
         deps_type=CoDeps,
@@ -140,4 +156,4 @@ def build_agent(
         capabilities=capabilities,
         defer_model_check=True,
     )
-    return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit))
+    return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit), toolbox)

@@ -317,7 +317,8 @@ class Repl:
         if self.conversation.context is None:
             return "context tracking is not available"
         model = self.conversation.resolved_model().model
-        return self.conversation.context.context_text(self.conversation.history, model)
+        text = self.conversation.context.context_text(self.conversation.history, model)
+        return f"{text}\n{self.conversation.ready().toolbox.describe()}"
 
     def _compact(self, arg: str) -> Any:
         self.conversation.ready()
@@ -363,12 +364,20 @@ class Repl:
         return cost_text(self.conversation.usage or SessionUsage())
 
     def _tools(self, arg: str) -> str:
-        specs = self.conversation.ready().specs
+        co = self.conversation.ready()
+        specs = co.specs
         if not specs:
             return "No tools: install plugins (co plugins)."
-        return "\n".join(
-            f"{s.name:<20} {s.plugin:<10} {s.risk or '-':<6} {s.permission}" for s in specs.values()
-        )
+        ready = co.toolbox.refresh()
+        lines = [
+            f"{s.name:<22} {s.plugin:<10} {s.risk or '-':<6} {s.permission}"
+            + ("" if ready.blocks(s) is None else "  (not offered)")
+            for s in specs.values()
+        ]
+        setup = ready.lines()
+        if setup:
+            lines += ["", "Not offered to the model until set up:", *setup]
+        return "\n".join(lines)
 
     async def slash(self, line: str) -> None:
         """Run a slash command in a worker thread (it may wait for the agent to be ready);
