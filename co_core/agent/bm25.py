@@ -80,10 +80,36 @@ class BM25:
         return sorted(found, key=lambda item: (-item[1], order[item[0]]))
 
 
+_FILE_NAME = re.compile(r"(?<![\w@])[\w./-]*\w\.[A-Za-z][A-Za-z0-9]{0,4}\b(?!\.\w)")
+_CODE = re.compile(r"`[^`\n]+`")
+_QUESTION = re.compile(r"\?|^\s*(what|which|who|when|where|how)\b", re.I | re.M)
+QUESTION_WEIGHT = 0.5
+NAME_WEIGHT = 0.3  # the words inside a file name ("notes" of notes.txt) count less
+
+
 def query_weights(*texts: tuple[str, float]) -> dict[str, float]:
-    """Query words from (text, weight) pairs; a word keeps its highest weight."""
+    """Query words from (text, weight) pairs; a word keeps its highest weight.
+
+    A file name (``notes.txt``, ``src/app.py``) counts as the words "file" and "path" (it
+    fills a ``path``), and the words inside it count less: "Read notes.txt" is about a
+    file, not about notes. Text in backticks counts as the word "command", and a question
+    a little as "read".
+    """
     weights: dict[str, float] = {}
+
+    def add(word: str, weight: float) -> None:
+        weights[word] = max(weights.get(word, 0.0), weight)
+
     for text, weight in texts:
-        for word in words(text):
-            weights[word] = max(weights.get(word, 0.0), weight)
+        if _CODE.search(text):
+            add("command", weight)
+        if _QUESTION.search(text):
+            add("read", weight * QUESTION_WEIGHT)
+        for name in _FILE_NAME.findall(text):
+            add("file", weight)
+            add("path", weight)
+            for word in words(name):
+                add(word, weight * NAME_WEIGHT)
+        for word in words(_FILE_NAME.sub(" ", text)):
+            add(word, weight)
     return weights

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import Agent, Tool
+from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.usage import UsageLimits
 
 from co_core.agent.calls import CallLog
 from co_core.agent.deadline import RequestDeadline
 from co_core.agent.gate import PolicyGate
+from co_core.agent.guide import SmallModelGuide
 from co_core.agent.loops import LoopGuard
 from co_core.agent.textcalls import TextToolCalls
 from co_core.agent.toolbox import FIND_TOOLS, Toolbox, find_tools_spec
@@ -57,15 +58,26 @@ You are Co, an assistant running in the user's terminal.
 - Do not say "no more results" unless you called the tool and `has_more` was false.
 """
 
+SMALL_PROMPT = """\
+You are Co, a helpful assistant in the user's terminal. Answer briefly.
+Use a tool only when the request needs one, then answer with what it returned.
+If a call is denied, do not try again: tell the user it was denied and why.
+"""
+
 SIDE_EFFECTS = ("write", "send", "exec")
 
 
-def instructions(host: PluginHost, settings: Settings) -> str:
-    parts = [SYSTEM_PROMPT]
+def plugin_instructions(host: PluginHost, settings: Settings) -> str:
+    parts = []
     for plugin, text in host.call_each("system_instructions", settings=settings):
         if isinstance(text, str) and text.strip():
             parts.append(f"### From plugin {plugin}\n{text.strip()}")
     return "\n\n".join(parts)
+
+
+def base_prompt(ctx: RunContext[CoDeps]) -> str:
+    """The system prompt's first part: a short one for small local models (``co_small``)."""
+    return SMALL_PROMPT if getattr(ctx.model, "co_small", False) else SYSTEM_PROMPT
 
 
 def load_tools(host: PluginHost, warn: Callable[[str], None]) -> list[Tool[CoDeps]]:
@@ -135,6 +147,7 @@ def build_agent(
         # after_model_request runs in reverse order: text calls are recovered first, then
         # the loop guard looks at them, before the gate opens their records.
         LoopGuard(calls, toolbox.blocked_call, toolbox.unsent),
+        SmallModelGuide(toolbox, calls),
         RequestDeadline(core.request_timeout),
     ]
     if core.text_tool_calls:
@@ -148,7 +161,7 @@ def build_agent(
     agent: Agent[CoDeps, str] = Agent(
         None,
         deps_type=CoDeps,
-        instructions=instructions(host, settings),
+        instructions=[base_prompt, plugin_instructions(host, settings)],
         tools=tools,
         # MCP servers' tools join ``specs`` when listed, so the same gate decides them.
         toolsets=mcp_toolsets(settings, specs=specs, workspace=workspace, warn=warn),

@@ -147,8 +147,11 @@ def resolve(spec: str | None, settings: Settings, base_url: str | None = None) -
     spec = (spec or core.model or "").strip() or auto_choice(settings)
     provider, _, name = spec.partition(":")
     if spec == "local":
+        from co_core.agent.constrained import ConstrainedModel
+
         local = local_model.from_settings(settings.section("local"))
-        model = compat_model("local", local.start(), None, "llama-cpp", stream_tools=False)
+        compat = compat_model("local", local.start(), None, "llama-cpp", stream_tools=False)
+        model = ConstrainedModel(compat, max_tokens=local.max_tokens, small=local.small)
         return ResolvedModel(model, f"local ({local.model_path.name})", [local.stop])
     if provider == "function":
         return ResolvedModel(_function_model(name), spec)

@@ -104,6 +104,16 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def latest_prompt(messages: list[Any]) -> str:
+    """The user's latest words."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            prompts = [p for p in message.parts if isinstance(p, UserPromptPart)]
+            if prompts:
+                return _text_of(prompts[-1].content)
+    return ""
+
+
 def conversation_words(messages: list[Any]) -> dict[str, float]:
     """Query words: the latest user prompt at full weight, recent messages lower."""
     texts: list[str] = []
@@ -112,13 +122,7 @@ def conversation_words(messages: list[Any]) -> dict[str, float]:
             texts += [_text_of(p.content) for p in message.parts if isinstance(p, UserPromptPart)]
         elif isinstance(message, ModelResponse):
             texts += [p.content for p in message.parts if isinstance(p, TextPart)]
-    latest = ""
-    for message in reversed(messages):
-        if isinstance(message, ModelRequest):
-            prompts = [p for p in message.parts if isinstance(p, UserPromptPart)]
-            if prompts:
-                latest = _text_of(prompts[-1].content)
-                break
+    latest = latest_prompt(messages)
     recent = [t for t in texts[-RECENT_MESSAGES:] if t != latest]
     return query_weights(*((t, RECENT_WEIGHT) for t in recent), (latest, 1.0))
 
@@ -226,8 +230,11 @@ class Toolbox(AbstractCapability[CoDeps]):
             _compact(d) for d in tool_defs if d.name == FIND_TOOLS or self._blocked(d.name) is None
         ]
         plain = [d for d in offered if d.name != FIND_TOOLS]
-        finder = [d for d in offered if d.name == FIND_TOOLS]
-        cost = {d.name: tools_tokens([d]) for d in offered}
+        # A tiny model does not search for tools (Co picks them: co_core.agent.guide).
+        small = getattr(ctx.model, "co_small", False)
+        finder = [] if small else [d for d in offered if d.name == FIND_TOOLS]
+        measure = getattr(ctx.model, "co_tool_tokens", None) or (lambda d: tools_tokens([d]))
+        cost = {d.name: int(measure(d)) for d in offered}
         budget = self.budget_for(ctx.model)
         total = sum(cost[d.name] for d in plain)
         if total <= budget:
@@ -271,6 +278,10 @@ class Toolbox(AbstractCapability[CoDeps]):
         spec = self.specs.get(name)
         return self.ready.blocks(spec) if spec is not None else None
 
+    def risk(self, name: str) -> str | None:
+        spec = self.specs.get(name)
+        return spec.risk if spec is not None else None
+
     def blocked_call(self, name: str) -> str | None:
         """Why a call of ``name`` cannot work (its plugin is not set up), or None."""
         return self._blocked(name)
@@ -279,6 +290,10 @@ class Toolbox(AbstractCapability[CoDeps]):
         """The model called a ready tool it was not sent: offer it from the next step."""
         if name in self._all and self._blocked(name) is None and name != FIND_TOOLS:
             self.wanted.add(name)
+
+    def rank_all(self, query: Mapping[str, float]) -> list[tuple[str, float]]:
+        """Every tool seen (offered or not, set up or not) against ``query``, best first."""
+        return self._rank(query, [d for d in self._all.values() if d.name != FIND_TOOLS])
 
     def _rank(
         self, query: Mapping[str, float], defs: list[ToolDefinition]
