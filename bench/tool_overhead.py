@@ -2,12 +2,13 @@
 
 Both run the same scripted model (10 parallel ``add_numbers`` calls per response, 20
 rounds = 200 calls per turn) with streaming on. Co's side adds what a real turn has:
-the approval gate, call records, text-tool-call recovery and the REPL's rendering
-(spinner, live region and tool lines, to an in-memory terminal). Run: ``uv run python bench/tool_overhead.py``
+the policy gate and one record per call (audit lines included), text-tool-call recovery,
+context fitting and the REPL's rendering (spinner, live region and tool lines, to an
+in-memory terminal). Run: ``uv run python bench/tool_overhead.py``
 
-Co's turns alternate between traced (as ``co chat`` runs by default: Co's spans of the
-turn, run, requests and calls, SQLite export) and untraced (as with ``CO_TELEMETRY=0``),
-so one run shows how much of Co's overhead is tracing and how much the rest.
+Co's turns alternate between a conversation built traced (as ``co chat`` runs by default:
+Co's spans of the turn, run, requests and calls, SQLite export) and one built untraced (as
+with ``CO_TELEMETRY=0``), so one run shows how much of Co's overhead is tracing.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart  # noqa: 
 from pydantic_ai.usage import UsageLimits  # noqa: E402
 from rich.console import Console  # noqa: E402
 
-from co_core.agent.conversation import Session  # noqa: E402
+from co_core.agent.conversation import Conversation  # noqa: E402
 from co_core.agent.models import ResolvedModel  # noqa: E402
 from co_core.kernel.app import load_app  # noqa: E402
 from co_core.kernel.deps import CoDeps  # noqa: E402
@@ -84,49 +85,75 @@ async def time_bare(agent: Agent, deps: CoDeps) -> tuple[float, float]:
     return since(start)
 
 
-async def time_co(session: Session, traced: bool = True) -> tuple[float, float]:
+class Lines:
+    """The REPL's frontend for the benchmark: tool lines drawn as ``co chat`` draws them."""
+
+    interactive = False
+
+    def __init__(self) -> None:
+        self.view: TurnView | None = None
+
+    async def approve(self, record: object) -> object:
+        raise AssertionError("the benchmark's tools need no approval")
+
+    async def announce(self, records: object) -> None:
+        return None
+
+    def show(self, record: object) -> None:
+        if self.view is not None:
+            self.view.show(record)  # type: ignore[arg-type]
+
+    def warn(self, message: str) -> None:
+        print(message)
+
+
+def conversation(traced: bool) -> Conversation:
+    """A conversation built with tracing on (as ``co chat`` runs by default) or off (as
+    with ``CO_TELEMETRY=0``): the traced one has the tracing capability."""
+    from co_core.telemetry import spans
+
+    os.environ["CO_TELEMETRY"] = "1" if traced else "0"
+    chat = Conversation(load_app(), frontend=Lines())
+    chat.model = ResolvedModel(scripted_model(script), "scripted")
+    chat.prepare()
+    chat.ready().limits.request_limit = ROUNDS + 5
+    chat.tracer = spans._state["tracer"]  # type: ignore[attr-defined]
+    return chat
+
+
+async def time_co(chat: Conversation, traced: bool) -> tuple[float, float]:
     from co_core import telemetry
     from co_core.telemetry import spans
 
-    hooks = session.ready().hooks
-    saved = spans._state["tracer"], spans._state["content"], hooks.tracing
-    if not traced:  # what CO_TELEMETRY=0 gives: no agent spans, Co's spans no-ops
-        spans.activate(None, False)
-        hooks.tracing = None
+    spans.activate(chat.tracer if traced else None, False)  # type: ignore[attr-defined]
     view = TurnView(Console(file=io.StringIO(), width=100, force_terminal=True))
-    session.history = []
-    try:
-        start = clocks()
-        view.start()  # spinner + live region, as in the REPL
-        await session.run_turn("go", view.on_event)
-        view.stop()
-        if traced:
-            telemetry.flush()  # the export's work is charged to the turn that made it
-        return since(start)
-    finally:
-        spans.activate(saved[0], saved[1])
-        hooks.tracing = saved[2]
+    chat.frontend.view = view  # type: ignore[attr-defined]
+    chat.history = []
+    start = clocks()
+    view.start()  # spinner + live region, as in the REPL
+    await chat.run_turn("go", view.on_event)
+    view.stop()
+    if traced:
+        telemetry.flush()  # the export's work is charged to the turn that made it
+    return since(start)
 
 
 async def main() -> None:
-    app = load_app()
-    session = Session(app)
-    session.prepare()
-    session._model = ResolvedModel(scripted_model(script), "scripted")
-    session.ready().limits.request_limit = ROUNDS + 5
-    deps = session.deps
+    untraced = conversation(traced=False)
+    traced = conversation(traced=True)
+    deps = traced.deps
     bare = bare_agent(deps)
     for _ in range(2):  # warm up all three
         await time_bare(bare, deps)
-        await time_co(session)
-        await time_co(session, traced=False)
+        await time_co(traced, True)
+        await time_co(untraced, False)
     bare_times: list[tuple[float, float]] = []
     co_times: list[tuple[float, float]] = []
     untraced_times: list[tuple[float, float]] = []
     turns = [
         (bare_times, lambda: time_bare(bare, deps)),
-        (co_times, lambda: time_co(session)),
-        (untraced_times, lambda: time_co(session, traced=False)),
+        (co_times, lambda: time_co(traced, True)),
+        (untraced_times, lambda: time_co(untraced, False)),
     ]
     for i in range(REPEATS):  # interleaved, so machine noise hits all alike, in turning order
         for times, timed in turns[i % 3 :] + turns[: i % 3]:

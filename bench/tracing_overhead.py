@@ -69,28 +69,39 @@ def main() -> None:
         from opentelemetry.sdk.trace import TracerProvider
 
         from co_core import telemetry
-        from co_core.agent.conversation import Session
+        from co_core.agent.conversation import Conversation
         from co_core.agent.models import ResolvedModel
         from co_core.kernel.app import load_app
         from co_core.telemetry import setup, spans
-        from co_core.telemetry.agent_spans import AgentTracing
+        from co_core.telemetry.agent_spans import TracingCapability
         from co_core.testing import scripted_model
 
-        app = load_app()
-        session = Session(app, trace_content=args.content)
-        session._model = ResolvedModel(scripted_model(script(args.model_ms)), "scripted")
-        session.prepare()
-        hooks = session.ready().hooks
+        def conversation(traced: bool) -> Conversation:
+            # off: as with telemetry.enabled = false (no tracing capability, Co's spans no-ops)
+            os.environ["CO_TELEMETRY"] = "1" if traced else "0"
+            chat = Conversation(load_app(), trace_content=args.content)
+            chat.model = ResolvedModel(scripted_model(script(args.model_ms)), "scripted")
+            chat.prepare()
+            return chat
+
+        untraced = conversation(traced=False)
+        traced = conversation(traced=True)
+        app = traced.app
+        capability = next(
+            part
+            for part in traced.ready().capabilities.parts
+            if isinstance(part, TracingCapability)
+        )
         tracer = setup.current_provider().get_tracer("co")
         bare_tracer = TracerProvider().get_tracer("co")  # no exporter: spans made, then dropped
         tracers = {"off": None, "spans": bare_tracer, "on": tracer}
 
         def turn(mode: str) -> tuple[float, float]:
-            # off: as with telemetry.enabled = false (Co's spans are no-ops, no agent spans);
             # on: the turn plus writing its spans (flushed inside the timing, so the
             # export's cost is charged to the turn that made it)
             spans.activate(tracers[mode], args.content)
-            hooks.tracing = None if mode == "off" else AgentTracing(tracers[mode], args.content)
+            session = untraced if mode == "off" else traced
+            capability.tracer = tracers[mode] or tracer
             session.history = []
             start, cpu = time.perf_counter(), time.process_time()
             result = asyncio.run(session.run_turn("look up some colours"))
@@ -118,8 +129,8 @@ def main() -> None:
             0
         ]
         conn.close()
-        session.close()
-        telemetry.shutdown_tracing()
+        untraced.close()
+        traced.close()
 
     spans_per_turn = 1 + 1 + (TOOL_CALLS + 1) + TOOL_CALLS  # turn, run, requests, tools
     print(

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from co_core.kernel.results import ToolResult
     from co_core.kernel.settings import SectionModel, Settings, setting
     from co_core.kernel.status import CheckResult, fail, off, ok, warn
-    from co_core.kernel.tools import Risk, ToolCall, ToolSpec
+    from co_core.kernel.tools import CallRefused, Resolved, Resolver, Risk, ToolCall, ToolSpec
     from co_core.telemetry.spans import span
     from co_core.undo.state import MAX_KEPT_BYTES
 
@@ -69,7 +69,14 @@ _WHERE = {
     "co_core.kernel.results": ("ToolResult",),
     "co_core.kernel.settings": ("SectionModel", "Settings", "setting"),
     "co_core.kernel.status": ("CheckResult", "fail", "off", "ok", "warn"),
-    "co_core.kernel.tools": ("Risk", "ToolCall", "ToolSpec"),
+    "co_core.kernel.tools": (
+        "CallRefused",
+        "Resolved",
+        "Resolver",
+        "Risk",
+        "ToolCall",
+        "ToolSpec",
+    ),
     "co_core.telemetry.spans": ("span",),
     "co_core.undo.state": ("MAX_KEPT_BYTES",),
 }
@@ -77,6 +84,7 @@ _MODULE = {name: module for module, names in _WHERE.items() for name in names}
 
 __all__ = [
     "CHANGES",
+    "CallRefused",
     "CheckResult",
     "CoApp",
     "CoDeps",
@@ -85,6 +93,8 @@ __all__ = [
     "FileChanges",
     "HOOKSPEC_VERSION",
     "MAX_KEPT_BYTES",
+    "Resolved",
+    "Resolver",
     "ResourceKey",
     "ResourceRegister",
     "Risk",

@@ -25,20 +25,27 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from co_core.agent.frontend import NoTerminal
 from co_core.kernel.app import App, CoApp, load_app
 from co_core.kernel.deps import CoDeps
 
 if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelMessage
-    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.messages import ModelMessage, ModelResponse
+    from pydantic_ai.models import Model
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from co_core.kernel.status import CheckRow
+
+    # A scripted model: the conversation so far in, the model's next response out.
+    Script = Callable[[list[ModelMessage], AgentInfo], ModelResponse | Awaitable[ModelResponse]]
 
     from co_core.agent.calls import ToolCallRecord
     from co_core.agent.frontend import Answer
@@ -56,7 +63,7 @@ def co_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path / "co-config"
 
 
-def write_settings(values: dict[str, Any], config_dir: Path) -> Path:
+def write_settings(values: Mapping[str, object], config_dir: Path) -> Path:
     """Write ``settings.json`` (nested sections as dicts) into a config dir."""
     path = config_dir / "settings.json"
     path.write_text(json.dumps(values), encoding="utf-8")
@@ -64,7 +71,7 @@ def write_settings(values: dict[str, Any], config_dir: Path) -> Path:
     return path
 
 
-def make_app(settings: dict[str, Any] | None = None, *, cwd: Path | None = None) -> CoApp:
+def make_app(settings: Mapping[str, object] | None = None, *, cwd: Path | None = None) -> CoApp:
     """An app over the installed plugins, with ``settings`` written to the current CO_CONFIG_DIR."""
     if settings is not None:
         from co_core.kernel import paths
@@ -74,7 +81,9 @@ def make_app(settings: dict[str, Any] | None = None, *, cwd: Path | None = None)
     return load_app(cwd)
 
 
-def make_deps(settings: dict[str, Any] | None = None, *, workspace: Path | None = None) -> CoDeps:
+def make_deps(
+    settings: Mapping[str, object] | None = None, *, workspace: Path | None = None
+) -> CoDeps:
     """Deps as a tool sees them in a real run (call inside a test using ``co_dirs``)."""
     return make_app(settings, cwd=workspace).make_deps(workspace)
 
@@ -151,7 +160,7 @@ def use_plugin(
     plugin: object,
     *,
     name: str = "test",
-    settings: dict[str, Any] | None = None,
+    settings: Mapping[str, object] | None = None,
     cwd: Path | None = None,
     installed: bool = False,
 ) -> Iterator[CoApp]:
@@ -177,14 +186,14 @@ def use_plugin(
         app.host.unregister(name)
 
 
-def status_rows(app: CoApp) -> dict[str, Any]:
+def status_rows(app: CoApp) -> dict[str, CheckRow]:
     """``co status`` as data: check name -> row (``.state``, ``.detail``, ``.plugin``)."""
     from co_core.kernel.status import collect_status
 
     return {row.name: row for row in collect_status(cast(App, app))}
 
 
-def run_slash(app: CoApp, line: str, deps: CoDeps | None = None) -> Any:
+def run_slash(app: CoApp, line: str, deps: CoDeps | None = None) -> object:
     """Run a REPL slash command line (``"/todos"``, ``"/undo 2"``) as ``co chat`` would."""
     name, _, arg = line.strip().removeprefix("/").partition(" ")
     commands = cast(App, app).host.named("register_slash_commands", "slash command")
@@ -280,7 +289,7 @@ def traced(settings: Settings, *, content: bool = False) -> Iterator[None]:
 
 def audit_entries(
     session_id: str | None = None, *, event: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The audit lines written so far (one session's, or all), optionally one ``event`` kind.
 
     Events: "decision" (the policy's verdict), "answer" (an approval answer), "execution"
@@ -295,8 +304,9 @@ def audit_entries(
 
 
 def script_calls(
-    *calls: tuple[str, Mapping[str, Any]], answer: str | Callable[[list[Any]], str] | None = None
-) -> Callable[[list[Any], Any], Any]:
+    *calls: tuple[str, Mapping[str, object]],
+    answer: str | Callable[[list[str]], str] | None = None,
+) -> Script:
     """A model script: ask for ``calls`` (tool name, args) in order, one per step, then answer.
 
     ``answer`` is the final text, or a function of the tool results (``display`` of a
@@ -315,7 +325,7 @@ def script_calls(
 
     from co_core.kernel.results import ToolResult
 
-    def script(messages: list[Any], info: Any) -> Any:
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         seen: list[str] = []
         for message in messages:
             if not isinstance(message, ModelRequest):
@@ -372,7 +382,7 @@ class Approvals:
         return [call.tool for call in self.asked]
 
 
-class _ApprovalDesk:
+class _ApprovalDesk(NoTerminal):
     """The frontend ``run_turn`` gives the conversation: ``Approvals`` answers."""
 
     interactive = True
@@ -386,39 +396,28 @@ class _ApprovalDesk:
         scope = self.desk.scope if self.desk.scope in ("once", "session", "project") else "once"
         return Answer(self.desk.decide(record.call), self.desk.reason, scope)  # type: ignore[arg-type]
 
-    async def announce(self, records: Sequence[ToolCallRecord]) -> None:
-        return None
-
-    def show(self, record: ToolCallRecord) -> None:
-        return None
-
-    def warn(self, message: str) -> None:
-        from co_core.kernel.errors import print_warning
-
-        print_warning(message)
-
 
 @dataclass
 class Turn:
     """What one scripted turn did: the final text, each tool call's fate, the session id."""
 
     output: str
-    calls: list[dict[str, Any]]
+    calls: list[dict[str, object]]
     session_id: str
     approvals: Approvals
-    messages: list[Any] = field(default_factory=list)
+    messages: list[ModelMessage] = field(default_factory=list)
 
-    def audit(self, event: str | None = None) -> list[dict[str, Any]]:
+    def audit(self, event: str | None = None) -> list[dict[str, object]]:
         return audit_entries(self.session_id, event=event)
 
 
 def run_turn(
     app: CoApp,
     prompt: str,
-    script: Callable[[list[Any], Any], Any] | Any,
+    script: Script | Model,
     *,
     approvals: Approvals | bool | Mapping[str, bool] | None = None,
-    history: Sequence[Any] = (),
+    history: Sequence[ModelMessage] = (),
     headless: bool = False,
 ) -> Turn:
     """Run one turn of ``co`` through the real agent with a scripted model.
@@ -456,7 +455,7 @@ def run_turn(
 
 
 def scripted_model(
-    script: Callable[[list[ModelMessage], Any], Any],
+    script: Script,
     *,
     chunk: int = 8,
     delay: float = 0.0,
@@ -472,15 +471,17 @@ def scripted_model(
     import asyncio
     import inspect
 
-    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.messages import TextPart, ToolCallPart
     from pydantic_ai.models.function import DeltaToolCall, FunctionModel
 
-    async def respond(messages: list[ModelMessage], info: Any) -> ModelResponse:
+    async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         result = script(messages, info)
         response: ModelResponse = await result if inspect.isawaitable(result) else result
         return response
 
-    async def stream(messages: list[ModelMessage], info: Any) -> Any:
+    async def stream(
+        messages: list[ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | dict[int, DeltaToolCall]]:
         response = await respond(messages, info)
         for index, part in enumerate(response.parts):
             if isinstance(part, TextPart):
@@ -509,7 +510,7 @@ def last_user_text(messages: list[ModelMessage]) -> str:
     return ""
 
 
-def _as_model(script: Any) -> Any:
+def _as_model(script: Script | Model) -> Model:
     """A pydantic-ai model from a script function (streaming too), or the model itself."""
     from pydantic_ai.models import Model
 

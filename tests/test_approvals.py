@@ -128,7 +128,7 @@ def test_the_prompt_folds_long_values_and_reads_every_answer() -> None:
     call = ToolCall(
         "write_file", "shell", {"path": "a.py", "content": body}, "fs:write:a.py", "write"
     )
-    record = ToolCallRecord("c1", call, PolicyEngine().decide(call))
+    record = ToolCallRecord("c1", call, decision=PolicyEngine().decide(call))
     shown = "\n".join(describe(record))
     assert "path: a.py" in shown and "line 11" in shown and "line 12\n" not in shown
     assert "more lines]" in shown and "permission: fs:write:a.py" in shown

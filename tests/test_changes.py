@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from co_core.cli.undo import format_turns
 from co_core.undo import snapshots
 from co_core.undo.changes import ChangeRecord, UndoError, load_turns
+from co_core.undo.report import format_turns
 
 
 @pytest.fixture

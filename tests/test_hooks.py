@@ -267,3 +267,47 @@ def test_secret_settings_are_masked(co_dirs: Path) -> None:
     assert "xoxb-123-very-secret" not in shown.stdout
     assert "********" in shown.stdout
     assert run_co("config", "get", "slack.bot_token").stdout == "********\n"
+
+
+def test_tryfirst_and_trylast_are_honoured(co_dirs: Path) -> None:
+    class Early:
+        @hookimpl(tryfirst=True)
+        def system_instructions(self) -> str:
+            return "early"
+
+    class Late:
+        @hookimpl(trylast=True)
+        def system_instructions(self) -> str:
+            return "late"
+
+    class Plain:
+        @hookimpl
+        def system_instructions(self) -> str:
+            return "plain"
+
+    app = make_app({})
+    for name, plugin in (("a-late", Late()), ("b-plain", Plain()), ("z-early", Early())):
+        app.host.register(plugin, name)  # type: ignore[attr-defined]
+    said = [text for _, text in app.host.call_each("system_instructions", settings=app.settings)]  # type: ignore[attr-defined]
+    ours = [text for text in said if text in ("early", "plain", "late")]
+    assert ours == ["early", "plain", "late"]
+
+
+def test_a_hook_wrapper_is_refused_with_one_line(co_dirs: Path, site: Path) -> None:
+    source = """
+        from co_core import hookimpl
+
+        @hookimpl(wrapper=True)
+        def system_instructions(settings):
+            text = yield
+            return text
+    """
+    install_fake_plugin(site, "wrapping", source)
+    result = run_co("plugins", "--json")
+    assert result.returncode == 0
+    assert (
+        "plugin 'wrapping' is incompatible and was skipped: its system_instructions hook is a "
+        "hook wrapper" in result.stderr
+    )
+    listed = {p["name"]: p["status"] for p in json.loads(result.stdout)}
+    assert listed["wrapping"] == "failed"

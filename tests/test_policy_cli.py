@@ -129,3 +129,23 @@ def test_audit_never_replays_escape_sequences_to_the_terminal(
     assert "\x1b[2J" not in result.stdout and "\\x1b[2J" in result.stdout
     explain = co("policy", "explain", "shell:exec:echo \x1b]0;pwned\x07", cwd=tmp_path)
     assert "\x1b" not in explain.stdout and "\x07" not in explain.stdout
+
+
+def test_explain_a_tool_call_shows_the_key_rules_will_match(co_dirs: Path, tmp_path: Path) -> None:
+    write_settings(
+        {"policy": {"rules": [{"match": "fs:read:secrets/**", "effect": "deny"}]}}, co_dirs
+    )
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "x").write_text("hidden")
+    (tmp_path / "shortcut").symlink_to(tmp_path / "secrets")
+    for path in ("./secrets/x", "src/../secrets/x", "shortcut/x", str(tmp_path / "secrets/x")):
+        args = json.dumps({"path": path})
+        result = co("policy", "explain", "--tool", "read_file", "--args", args, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("fs:read:secrets/x: DENY (source: user)"), result.stdout
+    outside = co(
+        "policy", "explain", "--tool", "read_file", "--args", '{"path": "../x"}', cwd=tmp_path
+    )
+    assert outside.returncode == 1 and "outside the workspace" in outside.stderr
+    wrong = co("policy", "explain", "--tool", "read_file", "--args", "{path}", cwd=tmp_path)
+    assert wrong.returncode == 2 and "--args is not JSON" in wrong.stderr

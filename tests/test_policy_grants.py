@@ -97,7 +97,7 @@ def test_upgrade_that_widens_a_plugin_says_so_once_and_drops_its_grants(
 
 def test_explain_finds_the_tool_behind_a_key(co_dirs: Path, tmp_path: Path) -> None:
     engine = engine_for(tmp_path, opinions={"post_message": "deny"})
-    decision, rows = engine.explain("slack:post:#general")
+    decision, rows = engine.explain(engine.call_for_key("slack:post:#general"))
     assert (decision.tool, decision.plugin) == ("post_message", "fake")
     assert (decision.effect, decision.source) == ("deny", "plugin")
     assert [(r.level, r.effect) for r in rows[0][1]] == [("default", "ask"), ("plugin", "deny")]

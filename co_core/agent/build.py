@@ -4,7 +4,8 @@ Every loaded plugin's tools become pydantic-ai ``Tool``s (tools that write, send
 execute run one at a time); plugins' ``system_instructions`` are appended to the system
 prompt; retries and the per-turn request limit come from settings. Co's own behaviour
 comes as plain capabilities, each with one job: the policy gate, the recovery of tool
-calls written as text, context fitting, the request deadline and the traces' spans.
+calls written as text, context fitting, the request deadline and the traces' spans,
+handed to pydantic-ai as one group (co_core.agent.group).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pydantic_ai.usage import UsageLimits
 from co_core.agent.calls import CallLog
 from co_core.agent.deadline import RequestDeadline
 from co_core.agent.gate import PolicyGate
+from co_core.agent.group import CapabilityGroup
 from co_core.agent.guide import SmallModelGuide
 from co_core.agent.loops import LoopGuard
 from co_core.agent.textcalls import TextToolCalls
@@ -108,7 +110,8 @@ class CoAgent:
     agent: Agent[CoDeps, str]
     calls: CallLog
     limits: UsageLimits
-    toolbox: Toolbox
+    capabilities: CapabilityGroup  # Co's own, as the agent runs them
+    toolbox: Toolbox  # which tools each request carries (outside the group: other hooks)
 
     @property
     def specs(self) -> dict[str, ToolSpec]:
@@ -142,7 +145,6 @@ def build_agent(
     )
     capabilities: list[AbstractCapability[Any]] = [
         *tracing_capabilities(),
-        toolbox,
         PolicyGate(calls),
         # after_model_request runs in reverse order: text calls are recovered first, then
         # the loop guard looks at them, before the gate opens their records.
@@ -166,7 +168,9 @@ def build_agent(
         # MCP servers' tools join ``specs`` when listed, so the same gate decides them.
         toolsets=mcp_toolsets(settings, specs=specs, workspace=workspace, warn=warn),
         retries={"tools": core.retries, "output": core.retries},
-        capabilities=capabilities,
+        # The toolbox comes first, so its after_model_request runs after the group's.
+        capabilities=[toolbox, group := CapabilityGroup(capabilities)],
         defer_model_check=True,
     )
-    return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit), toolbox)
+    limits = UsageLimits(request_limit=core.request_limit)
+    return CoAgent(agent, calls, limits, group, toolbox)

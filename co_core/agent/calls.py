@@ -19,6 +19,7 @@ from co_core.telemetry import spans
 
 if TYPE_CHECKING:
     from co_core.agent.frontend import Answer, Frontend
+    from co_core.kernel.deps import CoDeps
     from co_core.kernel.tools import ToolCall
     from co_core.policy.engine import Decision, PolicyEngine
 
@@ -32,6 +33,7 @@ class ToolCallRecord:
 
     call_id: str
     call: ToolCall  # what the policy sees: tool, plugin, arguments, permission key, risk
+    asked: Mapping[str, Any] | None = None  # the arguments as the model wrote them
     decision: Decision | None = None  # the policy engine's, as it decided
     answer: Answer | None = None  # the user's, when asked
     status: Status = "pending"
@@ -99,10 +101,28 @@ class CallLog:
             self.frontend.show(record)
         return record
 
-    def decide(self, record: ToolCallRecord) -> Decision:
-        """Ask the policy engine; the decision is in the audit file before the call runs."""
+    def resolve(self, record: ToolCallRecord, args: Mapping[str, Any], deps: CoDeps) -> ToolCall:
+        """Resolve the call to what it will really touch: the canonical arguments the tool
+        then runs with, and the keys the policy decides on. Raises CallRefused."""
+        if record.asked is None:
+            record.asked = dict(args)
+        record.call = self.engine.make_call(record.tool, args, deps)
+        return record.call
+
+    def decide(self, record: ToolCallRecord, deps: CoDeps) -> Decision:
+        """Resolve and decide; the decision is in the audit file before the call runs."""
+        self.resolve(record, record.asked if record.asked is not None else record.call.args, deps)
         decision = record.decision = self.engine.decide(record.call)
-        self._audit("decision", record, **decision.as_dict(), arguments=dict(record.call.args))
+        written = {}
+        if record.asked is not None and dict(record.asked) != dict(record.call.args):
+            written["as_written"] = dict(record.asked)  # what the model wrote, resolved above
+        self._audit(
+            "decision",
+            record,
+            **decision.as_dict(),
+            arguments=dict(record.call.args),
+            **written,
+        )
         traced = spans.tool_span(record.call_id)
         if traced is not None:  # the call's own span, when tracing is on
             traced.set(

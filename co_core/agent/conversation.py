@@ -108,6 +108,7 @@ class Conversation:
         )
         for notice in engine.notices + engine.check_upgrades():
             self.frontend.warn(notice)
+        self._deps.policy, self._deps.warn = engine.allows, self.frontend.warn
         self._agent = build_agent(
             self.app.host,
             settings,
@@ -318,6 +319,8 @@ class Conversation:
             problems.append(f"flushing traces: {exc}")
         if self._deps is not None:
             problems += self._deps.close()
+        if self._agent is not None and self._agent.calls.engine.audit is not None:
+            self._agent.calls.engine.audit.close()
         if self.model is not None:
             try:
                 self.model.close()

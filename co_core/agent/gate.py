@@ -28,6 +28,7 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolApp
 from co_core.agent.calls import CallLog, ToolCallRecord
 from co_core.agent.frontend import NO_TERMINAL, Answer
 from co_core.kernel.deps import CoDeps
+from co_core.kernel.tools import CallRefused
 
 HELD = (ApprovalRequired, CallDeferred, SkipToolExecution)  # not run (yet): still open
 
@@ -78,13 +79,27 @@ class PolicyGate(AbstractCapability[CoDeps]):
     async def before_tool_execute(
         self, ctx: RunContext[CoDeps], *, call: ToolCallPart, tool_def: Any, args: dict[str, Any]
     ) -> dict[str, Any]:
+        """Resolve the call to what it will touch, decide on that, and run the tool with
+        exactly those (canonical) arguments."""
         record = self.calls.seen(call.tool_call_id, call.tool_name, args)
-        if not ctx.tool_call_approved:  # approved calls were decided before they were held
-            decision = self.calls.decide(record)
-            if not decision.allowed:
-                raise ApprovalRequired()
+        try:
+            if not ctx.tool_call_approved:
+                record.asked = dict(args)
+                if not self.calls.decide(record, ctx.deps).allowed:
+                    raise ApprovalRequired()
+            else:  # approved as it was decided: it must still touch the same thing
+                approved = record.call
+                again = self.calls.resolve(record, args, ctx.deps)
+                if (again.args, again.all_keys) != (approved.args, approved.all_keys):
+                    raise ModelRetry(
+                        "what this call would touch changed after it was approved "
+                        f"({approved.permission_key} -> {again.permission_key}); "
+                        "call it again to be asked again"
+                    )
+        except CallRefused as refused:
+            raise ModelRetry(str(refused)) from refused
         self.calls.running(record)
-        return args
+        return dict(record.call.args)
 
     async def wrap_tool_execute(
         self,
@@ -118,7 +133,7 @@ class PolicyGate(AbstractCapability[CoDeps]):
         asking: list[ToolCallRecord] = []
         for part in requests.approvals:
             record = self.calls.seen(part.tool_call_id, part.tool_name, call_args(part))
-            decision = record.decision or self.calls.decide(record)
+            decision = record.decision or self.calls.decide(record, ctx.deps)
             if decision.allowed:
                 results[record.call_id] = True
             elif decision.effect == "deny":
@@ -132,7 +147,7 @@ class PolicyGate(AbstractCapability[CoDeps]):
             await frontend.announce(asking)
         granted = False
         for record in asking:
-            if granted and self.calls.decide(record).allowed:
+            if granted and self._covered(record, ctx.deps):
                 results[record.call_id] = True
                 continue
             answer: Answer = await frontend.approve(record)
@@ -145,6 +160,13 @@ class PolicyGate(AbstractCapability[CoDeps]):
                 text = f"{text}: {answer.reason}" if answer.reason else f"{text}."
                 results[record.call_id] = self._deny(record, text)
         return DeferredToolResults(approvals=results)
+
+    def _covered(self, record: ToolCallRecord, deps: CoDeps) -> bool:
+        """After a yes "for the session": is this call allowed now? (Decided again.)"""
+        try:
+            return self.calls.decide(record, deps).allowed
+        except CallRefused:  # it will be refused, with the reason, when it runs
+            return False
 
     def _deny(self, record: ToolCallRecord, message: str) -> ToolDenied:
         self.calls.finish(record, "denied", message)

@@ -79,8 +79,9 @@ class LoopGuard(AbstractCapability[CoDeps]):
     def get_serialization_name(cls) -> str | None:
         return None
 
-    async def before_run(self, ctx: RunContext[CoDeps]) -> None:
-        self._empty = 0
+    async def wrap_run(self, ctx: RunContext[CoDeps], *, handler: Any) -> Any:
+        self._empty = 0  # a new turn
+        return await handler()
 
     async def after_model_request(
         self, ctx: RunContext[CoDeps], *, request_context: Any, response: ModelResponse

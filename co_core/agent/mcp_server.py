@@ -18,6 +18,7 @@ from typing import Any
 from co_core.agent.calls import CallLog
 from co_core.agent.frontend import NoTerminal
 from co_core.kernel.app import App
+from co_core.kernel.tools import CallRefused
 
 
 @dataclass
@@ -83,14 +84,18 @@ async def call(
     if tool is None:
         return False, f"unknown tool {name!r}", None
     record = calls.seen(f"mcp-{uuid.uuid4().hex[:12]}", name, arguments)
-    decision = calls.decide(record)
+    try:
+        decision = calls.decide(record, exposed.ctx.deps)
+    except CallRefused as refused:
+        calls.finish(record, "retry", str(refused))
+        return False, str(refused), None
     if not decision.allowed:
         message = f"denied by Co's policy: {decision.reason}"
         calls.finish(record, "denied", message)
         return False, message, None
     calls.running(record)
     try:
-        args = tool.args_validator.validate_python(arguments)
+        args = tool.args_validator.validate_python(dict(record.call.args))
         ctx = replace(exposed.ctx, tool_name=name, tool_call_id=record.call_id)
         value = await exposed.toolset.call_tool(name, args, ctx, tool)
     except ValidationError as exc:
@@ -178,9 +183,12 @@ def serve_stdio(
     for notice in engine.notices + engine.check_upgrades():
         warn(notice)
     deps = app.make_deps(workspace, session_id=session)
+    deps.policy = engine.allows
     calls = CallLog(engine, NoTerminal())
     try:
         anyio.run(_serve, app, calls, deps, warn)
     finally:
         for problem in deps.close():
             warn(problem)
+        if engine.audit is not None:
+            engine.audit.close()

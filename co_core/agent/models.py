@@ -98,7 +98,7 @@ def compat_model(
             return messages
 
         @asynccontextmanager
-        async def request_stream(self, messages, model_settings, params, run_context=None):  # type: ignore[no-untyped-def]
+        async def request_stream(self, messages, model_settings, params, run_context=None):
             if not (self.no_stream_with_tools and params.function_tools):
                 entered = False
                 try:

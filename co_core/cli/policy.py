@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from co_core.cli.output import fail
 from co_core.kernel.app import running_app
 from co_core.ui.render import visible
 
@@ -25,6 +26,28 @@ def _engine(
     return PolicyEngine.from_app(
         running_app(ctx), approve=tuple(approve or ()), yolo=yolo, headless=headless, audit=False
     )
+
+
+def _resolved_call(ctx: typer.Context, engine: Any, tool: str, raw: str) -> Any:
+    """The call as Co would decide it: arguments parsed, resolved against the workspace."""
+    from co_core.kernel.tools import CallRefused
+
+    if tool not in engine.specs:
+        known = ", ".join(sorted(engine.specs)) or "none"
+        raise fail(f"no tool named {tool!r} (tools: {known})", 2)
+    try:
+        arguments = json.loads(raw)
+    except ValueError as exc:
+        raise fail(f"--args is not JSON: {exc}", 2) from None
+    if not isinstance(arguments, dict):
+        raise fail("--args must be a JSON object of arguments", 2)
+    deps = running_app(ctx).make_deps()
+    try:
+        return engine.make_call(tool, arguments, deps)
+    except CallRefused as exc:
+        raise fail(f"Co would refuse this call: {exc}") from None
+    finally:
+        deps.close()
 
 
 def _print_table(columns: list[str], rows: list[list[Any]]) -> None:
@@ -81,7 +104,15 @@ def register(app: typer.Typer) -> None:
     @policy_app.command("explain")
     def explain(
         ctx: typer.Context,
-        key: Annotated[str, typer.Argument(help="a permission key, e.g. 'shell:exec:git push'")],
+        key: Annotated[
+            str | None, typer.Argument(help="a permission key, e.g. 'shell:exec:git push'")
+        ] = None,
+        tool: Annotated[
+            str | None, typer.Option("--tool", help="A tool call to explain instead of a key.")
+        ] = None,
+        args: Annotated[
+            str, typer.Option("--args", help="The call's arguments as JSON, with --tool.")
+        ] = "{}",
         approve: Annotated[
             list[str] | None, typer.Option("--approve", help="Pretend this --approve was given.")
         ] = None,
@@ -91,9 +122,20 @@ def register(app: typer.Typer) -> None:
         ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     ) -> None:
-        """Show which rule decides KEY and why (and, for shell commands, each part)."""
+        """Show which rule decides KEY (or a call: --tool NAME --args JSON) and why.
+
+        A call is resolved the way Co resolves it before deciding, so the key shown is the
+        one rules will match: `--tool read_file --args '{"path": "./src/../a.md"}'` shows
+        `fs:read:a.md`. Shell commands show each part.
+        """
         engine = _engine(ctx, approve, yolo, headless)
-        decision, rows = engine.explain(key)
+        if (key is None) == (tool is None):
+            raise fail("give a permission KEY or --tool NAME --args JSON (not both)", 2)
+        if tool is not None:
+            call = _resolved_call(ctx, engine, tool, args)
+        else:
+            call = engine.call_for_key(key or "")
+        decision, rows = engine.explain(call)
         if as_json:
             data = decision.as_dict()
             data["tool"], data["plugin"] = decision.tool, decision.plugin

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from co_core.kernel import paths, trust
 from co_core.kernel.errors import CoError, print_warning
@@ -35,7 +35,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 )
 
 
-def raw_core(key: str, cwd: Path | None = None) -> list[Any]:
+def raw_core(key: str, cwd: Path | None = None) -> list[object]:
     """A core key's values as written, strongest first (project, user file, ``CO_<KEY>``).
 
     Nothing is validated (that needs pydantic): this is for what must be cheap, such as
@@ -47,7 +47,7 @@ def raw_core(key: str, cwd: Path | None = None) -> list[Any]:
     if root is not None and trust.is_trusted(root):
         files.append(root / ".co" / "settings.json")
     files.append(paths.settings_file())
-    found: list[Any] = []
+    found: list[object] = []
     for path in files:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
-from co_core.kernel.errors import CoError
+from co_core.kernel.errors import CoError, print_warning
 
 if TYPE_CHECKING:
     from co_core.kernel.settings import SectionModel, Settings
@@ -63,13 +63,13 @@ CHANGES: ResourceKey[FileChanges] = ResourceKey("core.changes")
 class Resources:
     """Builds each registered resource once, on first use, and closes them in reverse order."""
 
-    factories: dict[str, Callable[..., Any]]
+    factories: dict[str, Callable[..., object]]
     settings: Settings
-    _built: dict[str, Any] = field(default_factory=dict)
+    _built: dict[str, object] = field(default_factory=dict)
     _order: list[str] = field(default_factory=list)
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def get(self, name: str, deps: CoDeps | None = None) -> Any:
+    def get(self, name: str, deps: CoDeps | None = None) -> object:
         with self._lock:
             if name not in self._built:
                 factory = self.factories.get(name)
@@ -112,6 +112,10 @@ class CoDeps:
     resources: Resources
     workspace: Path = field(default_factory=Path.cwd)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    # the policy's answer for a permission key, without asking (set by Co's conversation)
+    policy: Callable[[str], bool] = field(default=lambda key: True, repr=False)
+    # tell the user something that does not stop the call (above the prompt in co chat)
+    warn: Callable[[str], None] = field(default=print_warning, repr=False)
 
     @overload
     def resource(self, key: ResourceKey[T]) -> T: ...
@@ -126,6 +130,11 @@ class CoDeps:
     def section(self, model: str) -> Any: ...
     def section(self, model: type[S] | str) -> Any:
         return self.settings.section(model)
+
+    def allows(self, key: str) -> bool:
+        """Would the user's rules let a read with this permission key happen without
+        asking? A search leaves out what they keep from being read (``obsidian:read:...``)."""
+        return self.policy(key)
 
     @property
     def changes(self) -> FileChanges:

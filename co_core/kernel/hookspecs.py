@@ -20,7 +20,7 @@ line instead of failing later.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 import pluggy
 
@@ -30,12 +30,15 @@ if TYPE_CHECKING:
     from co_core.kernel.deps import CoDeps, ResourceKey
     from co_core.kernel.settings import SectionModel, Settings
     from co_core.kernel.status import CheckResult
-    from co_core.kernel.tools import Risk, ToolCall
+    from co_core.kernel.tools import Resolver, Risk, ToolCall
 
 PROJECT = "co"
-HOOKSPEC_VERSION = 3  # 2: prompt_markers; 3: plugin_ready
+HOOKSPEC_VERSION = (
+    4  # 2: prompt_markers; 3: register_tools(resolve=), typed resource keys; 4: plugin_ready
+)
 
 Effect = Literal["allow", "deny", "ask"]
+T = TypeVar("T")
 """A plugin's opinion on one tool call (``approval_policy``)."""
 
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -43,23 +46,24 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class ToolRegister(Protocol):
-    """``register(function_or_"module:attr", risk=..., permission=...)``."""
+    """``register(function_or_"module:attr", risk=..., permission=..., resolve=...)``."""
 
     def __call__(
         self,
-        function: Callable[..., Any] | str,
+        function: Callable[..., object] | str,
         *,
         risk: Risk | None = None,
         permission: str | None = None,
         name: str | None = None,
         retries: int | None = None,
+        resolve: Resolver | str | None = None,
     ) -> None: ...
 
 
 class ResourceRegister(Protocol):
     """``register(KEY, factory)``: ``factory(settings=..., deps=...)`` builds it on first use."""
 
-    def __call__(self, key: ResourceKey[Any] | str, factory: Callable[..., Any]) -> None: ...
+    def __call__(self, key: ResourceKey[T] | str, factory: Callable[..., T]) -> None: ...
 
 
 class SettingsRegister(Protocol):

@@ -22,7 +22,7 @@ SECRET_KEY_WORDS = ("token", "key", "password", "passwd", "secret", "credential"
 _PATTERNS = [
     # private key blocks (PEM / OpenSSH), possibly cut short at either end
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-    r"(?:[A-Za-z0-9+/=]{16,}[ \t]*\r?\n)+[A-Za-z0-9+/=]*[ \t]*\r?\n?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
+    r"(?:[A-Za-z0-9+/=]{16,}\s+)+(?:[A-Za-z0-9+/=]+\s*)?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
     r"\b(sk|pk|rk)-(ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}",  # OpenAI, Anthropic, ...
     r"\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{10,}",  # Stripe
     r"\b(AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",  # AWS access key ids
@@ -70,8 +70,14 @@ class Redactor:
         self.known = sorted(
             {k for k in known if isinstance(k, str) and len(k) >= _MIN_KNOWN}, key=len, reverse=True
         )
+        # tool names, keys and reasons come back on every call: each is masked once
+        self.text = lru_cache(maxsize=4096)(self._text)  # type: ignore[method-assign]
 
     def text(self, value: str) -> str:
+        """``value`` with every secret in it masked."""
+        return self._text(value)
+
+    def _text(self, value: str) -> str:
         for secret in self.known:
             value = value.replace(secret, MASK)
         value = _SECRET_RE.sub(MASK, value)

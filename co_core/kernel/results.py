@@ -8,7 +8,6 @@ says another page exists. Anything else a tool wants the model to see goes in ``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass
@@ -17,7 +16,7 @@ class ToolResult:
     count: int | None = None
     has_more: bool = False
     next_page: int | str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def empty(cls, message: str = "Nothing matched.") -> ToolResult:

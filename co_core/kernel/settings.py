@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, Union, get_args, get_origin, overload
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, ValidationError
+from pydantic.fields import FieldInfo
 
 from co_core.kernel import paths, trust
 from co_core.kernel.errors import SettingsError
@@ -25,7 +26,7 @@ CORE = "core"
 
 def setting(default: Any = None, *, env: str | None = None, help: str = "", **kw: Any) -> Any:
     """A settings field with its environment variable and a one-line help text."""
-    extra: dict[str, Any] | None = {"env": env} if env else None
+    extra: dict[str, JsonValue] | None = {"env": env} if env else None
     return Field(default, description=help, json_schema_extra=extra, **kw)
 
 
@@ -87,7 +88,7 @@ class CoreSettings(SectionModel):
     )
 
 
-def env_name(section: str, key: str, info: Any) -> str:
+def env_name(section: str, key: str, info: FieldInfo) -> str:
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     if extra.get("env"):
         return str(extra["env"])
@@ -95,35 +96,36 @@ def env_name(section: str, key: str, info: Any) -> str:
     return (prefix + key).upper()
 
 
-def is_secret(info: Any) -> bool:
+def is_secret(info: FieldInfo) -> bool:
     return _mentions(info.annotation, SecretStr)
 
 
-def _mentions(annotation: Any, target: type) -> bool:
+def _mentions(annotation: object, target: type) -> bool:
     if annotation is target:
         return True
     return any(_mentions(arg, target) for arg in get_args(annotation))
 
 
-def _is_list(annotation: Any) -> bool:
+def _is_list(annotation: object) -> bool:
     if get_origin(annotation) in (Union, types.UnionType):
         return any(_is_list(a) for a in get_args(annotation))
     return get_origin(annotation) in (list, tuple, set) or annotation in (list, tuple, set)
 
 
-def _env_value(raw: str, info: Any) -> Any:
+def _env_value(raw: str, info: FieldInfo) -> JsonValue:
     text = raw.strip()
     if _is_list(info.annotation) and not text.startswith("["):
         return [part.strip() for part in text.split(",") if part.strip()]
     if text[:1] in "[{":
         try:
-            return json.loads(text)
+            parsed: JsonValue = json.loads(text)
+            return parsed
         except ValueError:
             pass
     return raw
 
 
-def read_json(path: Path) -> dict[str, Any]:
+def read_json(path: Path) -> dict[str, JsonValue]:
     """A settings file as a dict; missing is empty, anything else wrong is a SettingsError."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -149,11 +151,11 @@ class Layer:
     """One place settings come from: a file, or the environment."""
 
     label: str
-    data: dict[str, Any]
+    data: dict[str, JsonValue]
     path: Path | None = None
     section_names: frozenset[str] = frozenset()
 
-    def section(self, name: str) -> dict[str, Any]:
+    def section(self, name: str) -> dict[str, JsonValue]:
         if name == CORE:
             # Top-level keys are core settings, except objects that are not core fields:
             # those are plugin sections (maybe of a plugin that is not installed now).
@@ -208,11 +210,11 @@ class Settings:
     def all_sections(self) -> dict[str, SectionModel]:
         return {CORE: self.core, **self.sections}
 
-    def get(self, dotted: str) -> Any:
+    def get(self, dotted: str) -> object:
         section, key = split_key(dotted, self.all_sections())
         return getattr(self.section(section), key)
 
-    def rows(self) -> list[tuple[str, Any, str, bool]]:
+    def rows(self) -> list[tuple[str, object, str, bool]]:
         """(key, value, source, secret) for every setting, for ``co config show``."""
         out = []
         for name, model in self.all_sections().items():
@@ -229,7 +231,9 @@ class Settings:
         return out
 
 
-def split_key(dotted: str, sections: Mapping[str, Any]) -> tuple[str, str]:
+def split_key(
+    dotted: str, sections: Mapping[str, SectionModel | type[SectionModel]]
+) -> tuple[str, str]:
     """``"obsidian.vault_path"`` -> ``("obsidian", "vault_path")``; core keys have no dot."""
     section, dot, key = dotted.partition(".")
     if not dot:
@@ -245,7 +249,7 @@ def split_key(dotted: str, sections: Mapping[str, Any]) -> tuple[str, str]:
 def _validate(
     name: str, model: type[SectionModel], layers: list[Layer], sources: dict[str, str]
 ) -> SectionModel:
-    raw: dict[str, Any] = {}
+    raw: dict[str, JsonValue] = {}
     origin: dict[str, Layer] = {}
     env_names: dict[str, str] = {}
     for key, info in model.model_fields.items():
@@ -338,13 +342,17 @@ def load_settings(
 
 def set_value(
     dotted: str, value: str | None, section_models: Mapping[str, type[SectionModel]]
-) -> Any:
+) -> JsonValue:
     """Write one key to the user's settings file (None removes it); returns the stored value."""
     models: dict[str, type[SectionModel]] = {CORE: CoreSettings, **section_models}
     section, key = split_key(dotted, models)
     path = paths.settings_file()
     data = read_json(path)
-    target = data if section == CORE else data.setdefault(section, {})
+    target = data
+    if section != CORE:
+        found = data.get(section)
+        target = found if isinstance(found, dict) else {}
+        data[section] = target
     if value is None:
         target.pop(key, None)
     else:
@@ -355,9 +363,9 @@ def set_value(
     return target.get(key)
 
 
-def _coerce(model: type[SectionModel], key: str, text: str, path: Path, dotted: str) -> Any:
+def _coerce(model: type[SectionModel], key: str, text: str, path: Path, dotted: str) -> JsonValue:
     """Store the text as a string if the field takes it, else as JSON (numbers, lists, booleans)."""
-    candidates: list[Any] = []
+    candidates: list[JsonValue] = []
     try:
         candidates.append(json.loads(text))
     except ValueError:

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from co_core.kernel.app import App
@@ -48,11 +48,11 @@ class CheckRow:
     detail: str
     seconds: float
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
-def _coerce(value: Any) -> CheckResult:
+def _coerce(value: object) -> CheckResult:
     if isinstance(value, CheckResult):
         return value
     if isinstance(value, tuple) and len(value) == 2:
@@ -61,12 +61,12 @@ def _coerce(value: Any) -> CheckResult:
 
 
 def run_checks(
-    checks: list[tuple[str, str, Callable[[], Any], float]],
+    checks: list[tuple[str, str, Callable[[], object], float]],
 ) -> list[CheckRow]:
     """Run (name, plugin, check, timeout) concurrently; a slow or crashing check fails alone."""
     rows: dict[int, CheckRow] = {}
 
-    def run(index: int, name: str, plugin: str, check: Callable[[], Any]) -> None:
+    def run(index: int, name: str, plugin: str, check: Callable[[], object]) -> None:
         start = time.perf_counter()
         try:
             result = _coerce(check())
@@ -95,10 +95,10 @@ def run_checks(
     return out
 
 
-def _bind(check: Callable[..., Any], app: App) -> Callable[[], Any]:
+def _bind(check: Callable[..., object], app: App) -> Callable[[], object]:
     """Checks may take ``settings`` and/or ``host``; give them what they name."""
     wanted = inspect.signature(check).parameters
-    available: dict[str, Callable[[], Any]] = {
+    available: dict[str, Callable[[], object]] = {
         "settings": lambda: app.settings,
         "host": lambda: app.host,
     }

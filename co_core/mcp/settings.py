@@ -119,7 +119,8 @@ def declared_servers(settings: Any, cwd: Path | None = None) -> list[Declared]:
     layers, _, _ = load_layers(cwd)
     origin: dict[str, tuple[str, Path | None]] = {}
     for layer in reversed(layers):  # weakest first, so the strongest layer names the source
-        for name in layer.data.get("mcp_servers", {}) or {}:
+        declared = layer.data.get("mcp_servers")
+        for name in declared if isinstance(declared, dict) else {}:
             origin[name] = ("project" if layer.label == "project" else "user", layer.path)
     out = []
     for name, server in sorted(servers.items()):

@@ -62,6 +62,7 @@ class AuditLog:
         self.redactor = redactor or Redactor()
         self.path = audit_file(session_id)
         self._lock = threading.Lock()
+        self._fd: int | None = None  # kept open for the session; reopened if pruned away
         prune(days)
 
     def write(self, event: str, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,17 +78,25 @@ class AuditLog:
                 line[str(name)] = self.redactor.value(value, str(name))
         data = (json.dumps(line, ensure_ascii=False, default=str) + "\n").encode()
         with self._lock:
-            paths.ensure_dir(self.path.parent)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                while data:  # O_APPEND: each write lands at the end, whoever else appends
-                    data = data[os.write(fd, data) :]
-            finally:
-                os.close(fd)
+            fd = self._open()
+            while data:  # O_APPEND: each write lands at the end, whoever else appends
+                data = data[os.write(fd, data) :]
         return line
 
+    def _open(self) -> int:
+        """The file's descriptor; the file again if another Co pruned it meanwhile."""
+        if self._fd is not None and os.fstat(self._fd).st_nlink > 0:
+            return self._fd
+        self.close()
+        paths.ensure_dir(self.path.parent)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return self._fd
+
     def close(self) -> None:
-        """Nothing is held: every line is written when it happens."""
+        """Release the file (every line is already in it: nothing is held back)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
 
 
 def read_entries(session: str | None = None) -> Iterator[dict[str, Any]]:

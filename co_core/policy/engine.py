@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from co_core.kernel import trust
-from co_core.kernel.tools import ToolCall, ToolSpec, format_permission
+from co_core.kernel.tools import Risk, ToolCall, ToolSpec, format_permission
 from co_core.policy import grants as grant_store
 from co_core.policy.globs import DEFAULT_SHELL_PREFIXES, is_exact, matches, shell_prefix
 from co_core.policy.rules import (
@@ -32,6 +32,7 @@ from co_core.policy.shell import Unparsable, split_command
 
 if TYPE_CHECKING:
     from co_core.kernel.app import App
+    from co_core.kernel.deps import CoDeps
     from co_core.kernel.host import PluginHost
     from co_core.kernel.settings import Settings
     from co_core.policy.audit import AuditLog
@@ -240,12 +241,21 @@ class PolicyEngine:
 
     # -- deciding ----------------------------------------------------------------------
 
-    def make_call(self, tool: str, args: Mapping[str, Any]) -> ToolCall:
-        """The ToolCall for a model's request (an unknown tool gets risk None: asked)."""
+    def make_call(self, tool: str, args: Mapping[str, Any], deps: CoDeps | None = None) -> ToolCall:
+        """The ToolCall for a model's request, resolved to what it will really touch when
+        ``deps`` are given (an unknown tool gets risk None: asked). A resolver may raise
+        CallRefused: the call cannot be made as asked."""
         spec = self.specs.get(tool)
         if spec is None:
             return ToolCall(tool, "?", dict(args), f"unknown:{tool}", None)
-        return ToolCall(tool, spec.plugin, dict(args), spec.permission_key(args), spec.risk)
+        return spec.make_call(args, deps)
+
+    def allows(self, key: str, risk: Risk = "read") -> bool:
+        """Would a call with this key be allowed without asking? (A search leaves out what
+        the user's rules keep from being read.)"""
+        call = ToolCall("?", "?", {}, key, risk)
+        extra = {"default": [self._risk_default(call)]}
+        return self.decide_key(key, extra).effect == "allow"
 
     def decide(self, call: ToolCall) -> Decision:
         """Decide one call. Nothing is written: the caller records the decision."""
@@ -256,6 +266,8 @@ class PolicyEngine:
 
     def _decide(self, call: ToolCall) -> Decision:
         extra = {"plugin": self._plugin_rules(call), "default": [self._risk_default(call)]}
+        if len(call.all_keys) > 1:  # one key per target (recipients): each is decided
+            return self._combine(call, [self.decide_key(k, extra) for k in call.all_keys])
         key = call.permission_key
         prefix = shell_prefix(key, self.prefixes)
         if prefix is None:
@@ -442,17 +454,20 @@ class PolicyEngine:
 
         return tool_for_key(self.specs.values(), key)
 
-    def explain(self, key: str) -> tuple[Decision, list[tuple[str, list[Rule]]]]:
-        """How ``key`` would be decided, plus every rule matching each of its parts."""
+    def call_for_key(self, key: str) -> ToolCall:
+        """The call a permission key describes (the tool whose template produces it)."""
         found = self.tool_for_key(key)
         spec, args = found if found else (None, {})
-        call = ToolCall(
+        return ToolCall(
             spec.name if spec else "?",
             spec.plugin if spec else "?",
             args,
             key,
             spec.risk if spec else None,
         )
+
+    def explain(self, call: ToolCall) -> tuple[Decision, list[tuple[str, list[Rule]]]]:
+        """How ``call`` would be decided, plus every rule matching each of its parts."""
         decision = self.decide(call)
         extra = {"plugin": self._plugin_rules(call), "default": [self._risk_default(call)]}
         rows = []

@@ -11,12 +11,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 _state: dict[str, Any] = {"tracer": None, "content": False}
 
 
-def activate(tracer: Any, include_content: bool) -> None:
+class Span(Protocol):
+    """What ``span()`` gives: ``with span(...) as s: s.set(rows=3)``."""
+
+    def __enter__(self) -> Span: ...
+
+    def __exit__(self, *exc: object) -> bool | None: ...
+
+    def set(self, **values: object) -> None:
+        """Add attributes (names without a dot get the ``co.`` prefix)."""
+
+    def set_content(self, **values: object) -> None:
+        """Add attributes that hold content: kept only with content in traces on."""
+
+    def error(self, message: str) -> None:
+        """Mark the span failed."""
+
+    @property
+    def recording(self) -> bool: ...
+
+
+def activate(tracer: object, include_content: bool) -> None:
     """Called by setup_tracing; ``tracer=None`` switches Co's spans off again."""
     _state["tracer"] = tracer
     _state["content"] = bool(include_content)
@@ -30,7 +50,7 @@ def include_content() -> bool:
     return bool(_state["content"])
 
 
-def attribute_value(value: Any) -> Any:
+def attribute_value(value: object) -> object:
     """An OpenTelemetry-compatible value: primitives stay, the rest becomes text."""
     if isinstance(value, (str, bool, int, float)):
         return value
@@ -47,7 +67,7 @@ def attribute_value(value: Any) -> Any:
         return str(value)
 
 
-def attributes(values: Mapping[str, Any]) -> dict[str, Any]:
+def attributes(values: Mapping[str, object]) -> dict[str, object]:
     """Co's attribute names (``co.`` unless dotted) and values; ``None`` values are left out."""
     return {
         (k if "." in k else f"co.{k}"): attribute_value(v)
@@ -64,13 +84,13 @@ class _NoSpan:
     def __enter__(self) -> _NoSpan:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         return None
 
-    def set(self, **values: Any) -> None:
+    def set(self, **values: object) -> None:
         pass
 
-    def set_content(self, **values: Any) -> None:
+    def set_content(self, **values: object) -> None:
         pass
 
     def error(self, message: str) -> None:
@@ -103,7 +123,7 @@ class _Span:
 
     __slots__ = ("_name", "_attrs", "_cm", "_span")
 
-    def __init__(self, name: str, attrs: dict[str, Any]) -> None:
+    def __init__(self, name: str, attrs: dict[str, object]) -> None:
         self._name = name
         self._attrs = attrs
         self._cm: Any = None
@@ -122,18 +142,19 @@ class _Span:
         self._span = self._cm.__enter__()
         return self
 
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, *exc: object) -> bool:
         if self._cm is None:
             return False
-        if exc is not None and isinstance(exc, Exception):
-            mark_failed(self._span, exc, _state["content"])
-        return bool(self._cm.__exit__(kind, exc, tb))
+        error = exc[1] if len(exc) > 1 else None
+        if isinstance(error, Exception):
+            mark_failed(self._span, error, _state["content"])
+        return bool(self._cm.__exit__(*exc))
 
-    def set(self, **values: Any) -> None:
+    def set(self, **values: object) -> None:
         if self._span is not None:
             self._span.set_attributes(attributes(values))
 
-    def set_content(self, **values: Any) -> None:
+    def set_content(self, **values: object) -> None:
         if _state["content"]:
             self.set(**values)
 
@@ -163,13 +184,13 @@ class _ToolSpan:
     def __enter__(self) -> _ToolSpan:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         return None  # an exception is the tool span's to record (pydantic-ai does)
 
-    def set(self, **values: Any) -> None:
+    def set(self, **values: object) -> None:
         self._span.set_attributes(attributes(values))
 
-    def set_content(self, **values: Any) -> None:
+    def set_content(self, **values: object) -> None:
         if _state["content"]:
             self.set(**values)
 
@@ -183,7 +204,7 @@ class _ToolSpan:
         return True
 
 
-def tool_span(call_id: str | None) -> Any:
+def tool_span(call_id: str | None) -> Span | None:
     """The span of tool call ``call_id`` if it is the current span, else None.
 
     pydantic-ai opens an ``execute_tool`` span around each call (its ``gen_ai.tool.call.id``
@@ -201,7 +222,7 @@ def tool_span(call_id: str | None) -> Any:
     return _ToolSpan(current) if attrs.get("gen_ai.tool.call.id") == call_id else None
 
 
-def span(name: str, *, content: Mapping[str, Any] | None = None, **attrs: Any) -> Any:
+def span(name: str, *, content: Mapping[str, object] | None = None, **attrs: object) -> Span:
     """A context manager tracing one piece of Co's work (no-op when tracing is off)."""
     if _state["tracer"] is None:
         return NO_SPAN

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import signal
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from co_core.agent.conversation import Conversation
 from co_core.agent.frontend import Answer
 from co_core.kernel import paths
 from co_core.kernel.app import App, raw_core
-from co_core.kernel.errors import CoError, SettingsError
+from co_core.kernel.errors import CoError, SettingsError, print_warning
 from co_core.ui.render import call_line, result_line, visible
 
 if TYPE_CHECKING:
@@ -506,7 +505,7 @@ class Repl:
         from prompt_toolkit.application import run_in_terminal
 
         def show() -> None:
-            print(f"co: warning: {message}", file=sys.stderr)
+            print_warning(message)
 
         loop = self.event_loop
         if loop is None or loop.is_closed() or not self.prompt.app.is_running:

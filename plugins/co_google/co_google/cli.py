@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from co_core import Settings, current_app
+from co_core import current_app
+
+if TYPE_CHECKING:
+    from co_core import Settings
 
 google_app = typer.Typer(
     help="Sign Co in to Google (Drive, Gmail drafts, Calendar) or out again.",

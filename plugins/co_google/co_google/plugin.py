@@ -29,7 +29,13 @@ def register_tools(register: Any) -> None:
     register(f"{TOOLS}.gmail:search_emails", risk="read", permission="gmail:read")
     register(f"{TOOLS}.gmail:read_email", risk="read", permission="gmail:read")
     register(f"{TOOLS}.gmail:read_email_attachment", risk="read", permission="gmail:read")
-    register(f"{TOOLS}.gmail:draft_email", risk="send", permission="gmail:draft:{to}", retries=1)
+    register(  # one key per recipient (co_google.targets)
+        f"{TOOLS}.gmail:draft_email",
+        risk="send",
+        permission="gmail:draft:{to}",
+        retries=1,
+        resolve="co_google.targets:draft",
+    )
     register(f"{TOOLS}.gmail:label_email", risk="write", permission="gmail:label")
     register(f"{TOOLS}.calendar:list_calendar_events", risk="read", permission="calendar:read")
     register(f"{TOOLS}.calendar:search_calendar_events", risk="read", permission="calendar:read")

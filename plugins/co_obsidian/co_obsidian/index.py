@@ -664,7 +664,7 @@ class VaultIndex:
         """(path, tags) of notes with ``tag`` (nested tags included) in ``folder``; and the total."""
         return self._complete(self._notes, tag, folder, offset, limit, allowed)
 
-    def _notes(self, conn, tag, folder, offset, limit, allowed):  # type: ignore[no-untyped-def]
+    def _notes(self, conn, tag, folder, offset, limit, allowed):
         where, args = ["binary=0"], []
         if tag:
             where.append("(instr(tags, ?) > 0 OR instr(tags, ?) > 0)")
@@ -718,7 +718,7 @@ class VaultIndex:
         does) and the notes whose links lead to it (its backlinks)."""
         return self._complete(self._links, path, allowed)
 
-    def _links(self, conn, path, allowed):  # type: ignore[no-untyped-def]
+    def _links(self, conn, path, allowed):
         row = conn.execute("SELECT id, name_key FROM notes WHERE path=?", (path,)).fetchone()
         if row is None:
             return [], []

@@ -25,10 +25,22 @@ def register_settings(register: Any) -> None:
 def register_tools(register: Any) -> None:
     register(f"{_TOOLS}:search_notes", risk="read", permission="obsidian:search:{query}")
     register(f"{_TOOLS}:list_notes", risk="read", permission="obsidian:list:{folder}")
-    register(f"{_TOOLS}:read_note", risk="read", permission="obsidian:read:{name}")
-    register(f"{_TOOLS}:note_links", risk="read", permission="obsidian:read:{name}")
-    register(f"{_TOOLS}:create_note", risk="write", permission="obsidian:write:{name}")
-    register(f"{_TOOLS}:append_to_note", risk="write", permission="obsidian:write:{name}")
+    # Keys name the note a call touches (its resolved vault path), however it was typed.
+    read, targets = "obsidian:read:{name}", "co_obsidian.targets"
+    register(f"{_TOOLS}:read_note", risk="read", permission=read, resolve=f"{targets}:reading")
+    register(f"{_TOOLS}:note_links", risk="read", permission=read, resolve=f"{targets}:reading")
+    register(
+        f"{_TOOLS}:create_note",
+        risk="write",
+        permission="obsidian:write:{name}",
+        resolve=f"{targets}:creating",
+    )
+    register(
+        f"{_TOOLS}:append_to_note",
+        risk="write",
+        permission="obsidian:write:{name}",
+        resolve=f"{targets}:appending",
+    )
 
 
 def _make_index(settings: Any) -> Any:

@@ -16,6 +16,7 @@ from co_obsidian import text as T
 from co_obsidian.index import VaultIndex
 from co_obsidian.keys import VAULT
 from co_obsidian.links import Resolved, resolve
+from co_obsidian.targets import readable
 from co_obsidian.vault import VaultError, read_text, relative, resolve_inside
 
 MAX_SEARCH_LIMIT = 50
@@ -68,7 +69,7 @@ def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int
     page = _page(page)
     index = _index(ctx)
     try:
-        hits, more = index.search(parsed, (page - 1) * limit, limit)
+        hits, more = index.search(parsed, (page - 1) * limit, limit, readable(ctx.deps))
     except VaultError as exc:
         raise ModelRetry(str(exc)) from exc
     if not hits:
@@ -108,7 +109,9 @@ def list_notes(
             return ToolResult.empty(f"No folder {folder!r} in the vault.")
         folder_rel = relative(index.root, target) if target != index.root else None
     try:
-        rows, total = index.notes(tag_key, folder_rel, (page - 1) * LIST_PAGE, LIST_PAGE)
+        rows, total = index.notes(
+            tag_key, folder_rel, (page - 1) * LIST_PAGE, LIST_PAGE, readable(ctx.deps)
+        )
     except VaultError as exc:
         raise ModelRetry(str(exc)) from exc
     what = " ".join(
@@ -152,7 +155,7 @@ def note_links(ctx: RunContext[CoDeps], name: str) -> ToolResult:
     index = _index(ctx)
     rel, _path = locate(index, name)
     try:
-        outgoing, back = index.links(rel)
+        outgoing, back = index.links(rel, readable(ctx.deps))
     except VaultError as exc:
         raise ModelRetry(str(exc)) from exc
     lines = [f"Links from {rel}:"]

@@ -21,19 +21,28 @@ def register_settings(register: Any) -> None:
 
 @hookimpl
 def register_tools(register: Any) -> None:
-    register("co_shell.shell_tools:run_shell_command", risk="exec", permission="shell:exec:{cmd}")
-    register("co_shell.shell_tools:run_python", risk="exec", permission="shell:exec:python3 {path}")
-    register("co_shell.file_tools:list_files", risk="read", permission="fs:read:{path}")
-    register("co_shell.file_tools:read_file", risk="read", permission="fs:read:{path}")
-    register("co_shell.file_tools:write_file", risk="write", permission="fs:write:{path}")
-    register("co_shell.file_tools:edit_file", risk="write", permission="fs:write:{path}")
+    # Keys name what a call will touch: resolved paths, a hash of the Python that runs.
+    read, write = "co_shell.targets:reading", "co_shell.targets:writing"
+    shell, files = "co_shell.shell_tools", "co_shell.file_tools"
+    register(f"{shell}:run_shell_command", risk="exec", permission="shell:exec:{cmd}")
+    register(
+        f"{shell}:run_python",
+        risk="exec",
+        permission="python:run:{path}",
+        resolve="co_shell.targets:python",
+    )
+    register(f"{files}:list_files", risk="read", permission="fs:read:{path}", resolve=read)
+    register(f"{files}:read_file", risk="read", permission="fs:read:{path}", resolve=read)
+    register(f"{files}:write_file", risk="write", permission="fs:write:{path}", resolve=write)
+    register(f"{files}:edit_file", risk="write", permission="fs:write:{path}", resolve=write)
 
 
 def sandbox_factory(settings: Any, deps: Any) -> Any:
     """Build the configured sandbox for this run's workspace (closed when Co exits)."""
     from co_shell.sandbox import make_sandbox
+    from co_shell.settings import ShellSettings
 
-    return make_sandbox(settings.section("shell"), deps.workspace)
+    return make_sandbox(settings.section(ShellSettings), deps.workspace, deps.warn)
 
 
 @hookimpl

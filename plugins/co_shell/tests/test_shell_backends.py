@@ -104,7 +104,7 @@ def test_unavailable_backend_without_fallback_says_how_to_fix(
 ) -> None:
     monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)
     with pytest.raises(SandboxUnavailable, match="not reachable.*bubblewrap"):
-        make_sandbox(settings_for("docker"), workspace)
+        make_sandbox(settings_for("docker"), workspace, print)
 
 
 def test_configured_fallback_is_used_and_said(
@@ -113,7 +113,7 @@ def test_configured_fallback_is_used_and_said(
     require_backend("bubblewrap")
     monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)
     said: list[str] = []
-    box = make_sandbox(settings_for("docker", fallback="bubblewrap"), workspace, warn=said.append)
+    box = make_sandbox(settings_for("docker", fallback="bubblewrap"), workspace, said.append)
     assert box.name == "bubblewrap"
     assert "fallback" in said[0] and "not reachable" in said[0]
     assert box.run(["echo", "ok"]).output == "ok\n"
@@ -124,7 +124,7 @@ def test_none_backend_warns_and_still_limits(
 ) -> None:
     monkeypatch.setenv("CO_TEST_SECRET_TOKEN", "leak-host-token")
     said: list[str] = []
-    box = make_sandbox(settings_for("none", timeout=1.0), workspace, warn=said.append)
+    box = make_sandbox(settings_for("none", timeout=1.0), workspace, said.append)
     assert "no sandbox" in said[0]
     env = box.run(["sh", "-c", "env; pwd"])
     assert "leak-host-token" not in env.output

@@ -230,7 +230,7 @@ class SlackConnection:
     def list_page(self, cursor: str, limit: int | None = None) -> tuple[list[dict[str, Any]], str]:
         """One call of conversations.list: (channels, next_cursor or ""). Slack may answer
         with fewer channels than asked for, even none, and still a cursor."""
-        params = {
+        params: dict[str, Any] = {
             "exclude_archived": True,
             "limit": limit or self.section.page_size,
             "cursor": cursor or None,

@@ -21,8 +21,20 @@ def register_settings(register: Any) -> None:
 @hookimpl
 def register_tools(register: Any) -> None:
     register("co_slack.tools:list_slack_channels", risk="read", permission="slack:list")
-    register("co_slack.tools:read_slack_channel", risk="read", permission="slack:read:{channel}")
-    register("co_slack.tools:post_slack_message", risk="send", permission="slack:post:{channel}")
+    # Keys name the channel as #name however it was typed (co_slack.targets).
+    channel = "co_slack.targets:channel"
+    register(
+        "co_slack.tools:read_slack_channel",
+        risk="read",
+        permission="slack:read:{channel}",
+        resolve=channel,
+    )
+    register(
+        "co_slack.tools:post_slack_message",
+        risk="send",
+        permission="slack:post:{channel}",
+        resolve=channel,
+    )
     register("co_slack.tools:find_slack_user", risk="read", permission="slack:users")
     register("co_slack.tools:search_slack", risk="read", permission="slack:search")
 

@@ -23,12 +23,15 @@ def register_settings(register):
 # docs: register_deps
 @hookimpl
 def register_deps(register):
+    from co_todo.keys import TODOS
+
     def todo_store(settings):
+        from co_todo.settings import TodoSettings
         from co_todo.store import TodoStore
 
-        return TodoStore(settings.section("todo").file)
+        return TodoStore(settings.section(TodoSettings).file)
 
-    register("todo_store", todo_store)
+    register(TODOS, todo_store)
 
 
 # /docs
@@ -72,9 +75,10 @@ def register_status_checks(register):
     from co_core import fail, off, ok
 
     def todo_file(settings):
+        from co_todo.settings import TodoSettings
         from co_todo.store import TodoStore
 
-        store = TodoStore(settings.section("todo").file)
+        store = TodoStore(settings.section(TodoSettings).file)
         if not store.path.exists():
             return off(f"no todos yet ({store.path})")
         try:
@@ -102,8 +106,10 @@ def register_commands(app):
 # docs: register_slash_commands
 @hookimpl
 def register_slash_commands(register):
+    from co_todo.keys import TODOS
+
     def count(arg, deps):
-        todos = deps.resource("todo_store").all()
+        todos = deps.resource(TODOS).all()
         return f"{len(todos)} todos" if todos else "no todos"
 
     register("todos", count, help="how many todos you have")

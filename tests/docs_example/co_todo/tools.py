@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic_ai import ModelRetry, RunContext
 
 from co_core import CoDeps, ToolResult
+from co_todo.keys import TODOS
+from co_todo.settings import TodoSettings
 
 
 # docs: list_todos
@@ -12,8 +14,8 @@ def list_todos(ctx: RunContext[CoDeps], contains: str = "", page: int = 1) -> To
     """List the user's todos, optionally only those containing ``contains``."""
     if page < 1:
         raise ModelRetry("page starts at 1")
-    store = ctx.deps.resource("todo_store")
-    size = ctx.deps.section("todo").page_size
+    store = ctx.deps.resource(TODOS)  # a TodoStore, for the type checker too
+    size = ctx.deps.section(TodoSettings).page_size
     found = [t for t in store.all() if contains.casefold() in t.casefold()]
     if not found:
         return ToolResult.empty("No todos match." if contains else "The todo list is empty.")
@@ -33,7 +35,7 @@ def add_todo(ctx: RunContext[CoDeps], title: str) -> str:
     title = " ".join(title.split())
     if not title:
         raise ModelRetry("title is empty: give the todo as a short sentence")
-    store = ctx.deps.resource("todo_store")
+    store = ctx.deps.resource(TODOS)
     ctx.deps.changes.before_write(store.path)  # so /undo can take it back
     count = store.add(title)
     return f"Added todo {count}: {title}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from datetime import date, datetime, time, timedelta, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -120,7 +121,7 @@ def _calendars(ctx: RunContext[CoDeps]) -> list[dict[str, Any]]:
             page = call(
                 ctx,
                 "calendar",
-                lambda cal, t=token: cal.calendarList().list(maxResults=250, pageToken=t),
+                partial(_calendar_page, token=token),
             )
             entries += page.get("items", [])
             token = page.get("nextPageToken")
@@ -203,7 +204,7 @@ def _events(
             page = call(
                 ctx,
                 "calendar",
-                lambda cal, t=token, c=calendar_id: cal.events().list(**params(c, t)),
+                partial(_events_page, params=params(calendar_id, token)),
             )
     span = f"{begin:%Y-%m-%d} to {(finish - timedelta(seconds=1)):%Y-%m-%d}"
     if not events:
@@ -417,3 +418,11 @@ def free_busy(ctx: RunContext[CoDeps], start: str, end: str = "", people: str = 
         + (", ".join(_span(a, b, zone) for a, b in slots) or "no slot of 30 minutes or more")
     )
     return ToolResult(display="\n".join(lines), count=len(slots), has_more=False)
+
+
+def _calendar_page(cal: Any, token: str | None) -> Any:
+    return cal.calendarList().list(maxResults=250, pageToken=token)
+
+
+def _events_page(cal: Any, params: dict[str, Any]) -> Any:
+    return cal.events().list(**params)

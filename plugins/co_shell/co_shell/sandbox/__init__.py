@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,8 @@ def build(backend: str, settings: ShellSettings, workspace: Path) -> Any:
     raise SandboxUnavailable(f"unknown sandbox {backend!r}: use docker, bubblewrap or none")
 
 
-def make_sandbox(settings: ShellSettings, workspace: Path, warn: Any = None) -> Any:
+def make_sandbox(settings: ShellSettings, workspace: Path, say: Callable[[str], None]) -> Any:
     """The configured backend, or the configured fallback (said out loud) if it is unavailable."""
-    say = warn or _stderr
     try:
         sandbox = build(settings.sandbox, settings, workspace)
     except SandboxUnavailable as exc:
@@ -58,7 +57,3 @@ def make_sandbox(settings: ShellSettings, workspace: Path, warn: Any = None) -> 
 
         say(WARNING)
     return sandbox
-
-
-def _stderr(message: str) -> None:
-    print(f"co: warning: {message}", file=sys.stderr)
