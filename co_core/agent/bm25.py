@@ -93,7 +93,7 @@ def query_weights(*texts: tuple[str, float]) -> dict[str, float]:
     A file name (``notes.txt``, ``src/app.py``) counts as the words "file" and "path" (it
     fills a ``path``), and the words inside it count less: "Read notes.txt" is about a
     file, not about notes. Text in backticks counts as the word "command", and a question
-    a little as "read".
+    a little as "read" when it names a file, else as "search".
     """
     weights: dict[str, float] = {}
 
@@ -103,9 +103,10 @@ def query_weights(*texts: tuple[str, float]) -> dict[str, float]:
     for text, weight in texts:
         if _CODE.search(text):
             add("command", weight)
-        if _QUESTION.search(text):
-            add("read", weight * QUESTION_WEIGHT)
-        for name in _FILE_NAME.findall(text):
+        names = _FILE_NAME.findall(text)
+        if _QUESTION.search(text):  # a question reads what it names, else searches
+            add("read" if names else "search", weight * QUESTION_WEIGHT)
+        for name in names:
             add("file", weight)
             add("path", weight)
             for word in words(name):

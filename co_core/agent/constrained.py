@@ -127,7 +127,12 @@ def as_text(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
             continue
         notes, kept = [], []
         for part in message.parts:
-            if isinstance(part, ToolReturnPart):
+            if (
+                isinstance(part, ToolReturnPart)
+                and getattr(part, "outcome", "success") != "success"
+            ):
+                notes.append(f"{part.tool_name} failed: {result_text(part)}")
+            elif isinstance(part, ToolReturnPart):
                 notes.append(f"Result of {part.tool_name}:\n{result_text(part)}")
             elif isinstance(part, RetryPromptPart):
                 where = f"{part.tool_name} failed" if part.tool_name else "Not accepted"

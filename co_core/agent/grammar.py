@@ -54,7 +54,7 @@ TRAILING = ".,:;?!"  # a copy does not end with the sentence's punctuation
 def copy_rules(text: str, name: str = "copy") -> dict[str, str]:
     """Rules whose ``name`` matches a JSON string holding a run of ``text`` that starts and
     ends at word edges: an argument a small model can only copy from the user's words."""
-    text = text.strip()
+    text = text.strip().rstrip(TRAILING).rstrip()
     n = len(text)
     if not n:
         return {name: "string"}

@@ -6,9 +6,9 @@ model that says it is small (``co_small``), Co takes over those steps:
 
 - on a turn's first request, when the user's words clearly match a tool (its BM25 score
   at least ``CLEAR_MATCH``): if that tool's plugin is not set up, Co answers with the
-  line that says how; otherwise the model may answer only with a call of that tool or of
-  a read-only one that matches about as well (``CLOSE``), its string arguments copied
-  from the user's words (the grammar of :mod:`co_core.agent.constrained`);
+  line that says how (unless a tool that works matches about as well, ``CLOSE``);
+  otherwise the model may answer only with a call of that tool, its string arguments
+  copied from the user's words (the grammar of :mod:`co_core.agent.constrained`);
 - once calls have ended, Co answers with what they returned (or why they failed or were
   denied) instead of asking the model to retell it.
 
@@ -32,7 +32,7 @@ from co_core.agent.toolbox import FIND_TOOLS, Toolbox, latest_prompt
 from co_core.kernel.deps import CoDeps
 
 CLEAR_MATCH = 3.0  # the best tool's score for the words to count as asking for it
-CLOSE = 0.8  # read-only tools scoring this share of the best one are offered with it
+CLOSE = 0.8  # a tool scoring this share of the best one matches about as well
 
 
 def is_small(model: Any) -> bool:
@@ -80,19 +80,14 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         if not ranked or ranked[0][1] < CLEAR_MATCH:
             return None
         best, top = ranked[0]
-        # Tools that match about as well come too, if they only look (the safe guess).
-        close = {best} | {
-            name
-            for name, score in ranked
-            if score >= top * CLOSE and self.toolbox.risk(name) == "read"
-        }
         why = self.toolbox.blocked_call(best)
         if why is not None:
+            close = [name for name, score in ranked if score >= top * CLOSE]
             if any(self.toolbox.blocked_call(name) is None for name in close):
                 return None  # a tool that works matches about as well: the model decides
             return why[:1].upper() + why[1:] + ("" if why.endswith(".") else ".")
         params = request_context.model_request_parameters
-        tools = [t for t in params.function_tools if t.name in close]
+        tools = [t for t in params.function_tools if t.name == best]
         if tools:
             request_context.model_request_parameters = dataclasses.replace(
                 params, function_tools=tools, allow_text_output=False

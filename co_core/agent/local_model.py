@@ -34,7 +34,9 @@ class LocalSettings(SectionModel):
         help="llama.cpp chat format; empty: the GGUF file's own template (Co writes tool "
         "calls itself, constrained by a grammar)",
     )
-    max_tokens: int = setting(512, ge=16, help="longest answer, in tokens")
+    max_tokens: int | None = setting(
+        None, ge=16, help="longest answer, in tokens; default 256 for a small model, else 1024"
+    )
     small: bool | None = setting(
         None,
         help="steer a tiny model (short prompt; Co picks when a tool is needed); default: "
@@ -75,7 +77,7 @@ class LocalServer:
     model_path: Path
     chat_format: str = ""
     context_size: int = 8192
-    max_tokens: int = 512
+    max_tokens: int = 1024
     small: bool = True
     startup_timeout: float = 60.0
     port: int = 0
@@ -160,11 +162,12 @@ def from_settings(local: object) -> LocalServer:
     if path is None:
         raise CoError(f"no local model file: set local.model_path or {INSTALL_HINT}")
     small = getattr(local, "small", None)
+    tiny = small if isinstance(small, bool) else not configured
     return LocalServer(
         model_path=path,
         chat_format=getattr(local, "chat_format", ""),
         context_size=getattr(local, "context_size", 8192),
-        max_tokens=getattr(local, "max_tokens", 512),
-        small=small if isinstance(small, bool) else not configured,
+        max_tokens=getattr(local, "max_tokens", None) or (256 if tiny else 1024),
+        small=tiny,
         startup_timeout=getattr(local, "startup_timeout", 60.0),
     )

@@ -76,7 +76,7 @@ def compat_model(
     from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.models.test import TestStreamedResponse
-    from pydantic_ai.profiles import ModelProfile
+    from pydantic_ai.profiles.openai import OpenAIModelProfile
     from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
 
     class WholeResponse(TestStreamedResponse):
@@ -128,7 +128,10 @@ def compat_model(
             )
 
     provider = OpenAICompatibleProvider(system, base_url=base_url, api_key=api_key or "none")
-    profile = ModelProfile(supports_forced_tool_choice=False)
+    # Local servers read ``max_tokens`` (llama-cpp-python ignores ``max_completion_tokens``).
+    profile = OpenAIModelProfile(
+        supports_forced_tool_choice=False, openai_chat_supports_max_completion_tokens=False
+    )
     return CompatChatModel(name, provider=provider, profile=profile)
 
 

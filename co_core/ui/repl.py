@@ -96,6 +96,7 @@ class TurnView:
 
     console: Console
     text: str = ""
+    seen: str = ""  # all text streamed in this turn (an answer Co gave itself is not)
     live: Any = None
     pending: list[tuple[str, str]] = field(default_factory=list)  # (line, rich style)
     flush_scheduled: bool = False
@@ -198,11 +199,13 @@ class TurnView:
         """The model's text as it streams (tool calls come through ``show``)."""
         kind = getattr(event, "event_kind", "")
         if kind == "part_start" and getattr(event.part, "part_kind", "") == "text":
-            self.text += event.part.content
+            added = event.part.content
         elif kind == "part_delta" and getattr(event.delta, "part_delta_kind", "") == "text":
-            self.text += event.delta.content_delta
+            added = event.delta.content_delta
         else:
             return
+        self.text += added
+        self.seen += added
         if self.live is not None:
             self.live.update(self._render())
 
@@ -562,7 +565,9 @@ class Repl:
         await asyncio.to_thread(self.conversation.ready)
         await asyncio.to_thread(self.conversation.resolved_model)
         assert self.view is not None
-        await self.conversation.run_turn(text, self.view.on_event)
+        result = await self.conversation.run_turn(text, self.view.on_event)
+        if result.output.strip() and result.output.strip() not in self.view.seen:
+            self.view.text += result.output  # an answer Co gave in the model's place
         if self.conversation.last_usage is not None:
             from co_core.telemetry.usage import format_usage_line
 
