@@ -56,6 +56,17 @@ def test_words_and_ranking_are_plain_and_deterministic() -> None:
     ]
 
 
+def test_file_names_commands_and_questions_say_what_kind_of_tool_is_wanted() -> None:
+    from co_core.agent.bm25 import query_weights
+
+    named = query_weights(("Read notes.txt please", 1.0))
+    assert named["file"] == named["path"] == named["read"] == 1.0
+    assert named["note"] == pytest.approx(0.3)  # the words inside a file name count less
+    assert query_weights(("Run `wc -l x`", 1.0))["command"] == 1.0
+    assert query_weights(("Which room is it in notes.txt?", 1.0))["read"] == 0.5
+    assert query_weights(("When is my dentist appointment?", 1.0))["search"] == 0.5
+
+
 def test_all_ready_tools_are_sent_when_they_fit_the_budget(tmp_path: Path) -> None:
     script, sent = steps(text("hi"))
     with office_and_mail({"mail": {"token": "t"}}, cwd=tmp_path) as app:
@@ -93,7 +104,7 @@ def test_find_tools_offers_the_tools_it_finds_from_the_next_request(tmp_path: Pa
         lambda m: text(last_return(m)),
     )
     with office_and_mail(SMALL, cwd=tmp_path) as app:
-        turn = run_turn(app, "What is my wifi password?", script)
+        turn = run_turn(app, "I need the wifi password", script)
     assert "search_notes" not in sent[0]
     assert "search_notes" in sent[1]
     assert [(c["tool"], c["status"]) for c in turn.calls] == [
@@ -164,6 +175,29 @@ def test_slash_context_shows_the_budget_and_what_was_sent(tmp_path: Path) -> Non
     assert "tools: 1 of 7 sent and find_tools, " in shown
     assert "of 120 tokens of budget (ranked against your words; tool_budget setting)" in shown
     assert "sent: read_file, find_tools" in shown
+
+
+def test_slash_context_names_the_plugins_not_offered(tmp_path: Path) -> None:
+    import asyncio
+
+    from co_core.agent.conversation import Conversation
+    from co_core.agent.models import ResolvedModel
+    from co_core.testing import scripted_model
+    from co_core.ui.repl import Repl
+
+    script, _ = steps(text("hi"))
+    with office_and_mail(cwd=tmp_path) as app:
+        repl = Repl(app)
+        conversation: Conversation = repl.conversation
+        conversation.model = ResolvedModel(scripted_model(script), "scripted")
+        conversation.prepare()
+        try:
+            asyncio.run(conversation.run_turn("hi"))
+            shown = repl._context("")
+        finally:
+            conversation.close()
+    assert "tools: 5 of 5 sent, " in shown and "(all fit; tool_budget setting)" in shown
+    assert "  not offered: mail: Mail is not signed in: run `co mail login`" in shown
 
 
 def test_schemas_sent_are_compact_but_mean_the_same() -> None:

@@ -339,7 +339,7 @@ class Toolbox(AbstractCapability[CoDeps]):
             )
             lines.append("  sent: " + (", ".join(last.sent) or "none"))
         for line in self.ready.lines():
-            lines.append(f"  not offered {line[2:]}")
+            lines.append(f"  not offered: {line[2:]}")
         return "\n".join(lines)
 
 
