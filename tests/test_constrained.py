@@ -5,6 +5,7 @@ real call. Driven through a real OpenAI-compatible HTTP server (tests/openai_ser
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -113,14 +114,17 @@ def test_the_grammar_is_one_llama_cpp_accepts_for_every_bundled_tool(
 
 
 def test_copied_arguments_start_and_end_at_word_edges() -> None:
-    rules = copy_rules("Read notes.txt, please.")
-    starts = rules["copy"]
-    assert starts == '"\\"" ( copy-0 | copy-5 | copy-16 ) "\\""'  # Read, notes.txt, please
-    assert rules["copy-12"] == '"x" copy-13'  # "notes.tx" cannot end there
-    assert rules["copy-13"] == '"t" copy-14 | "t"'  # "notes.txt" can
-    assert rules["copy-14"] == '"," copy-15'  # not with the comma
-    assert rules["copy-21"] == '"e"'  # "please" ends the text: its full stop is left out
-    assert "copy-22" not in rules
+    text = "Read notes.txt, the wifi password."
+    rules = copy_rules(text)
+    starts = [text[int(i) :].split()[0] for i in re.findall(r"copy-(\d+)", rules["copy"])]
+    assert starts == ["Read", "notes.txt,", "wifi", "password."]  # not "the"
+    at = {i: rules[f"copy-{i}"] for i in range(len(text) - 1)}
+    assert at[12] == '"x" copy-13'  # "notes.tx" cannot end there
+    assert at[13] == '"t" copy-14 | "t"'  # "notes.txt" can
+    assert at[14] == '"," copy-15'  # not with the comma
+    assert at[18] == '"e" copy-19'  # nor on "the"
+    assert rules["copy-32"] == '"d"'  # "password" ends the text: its full stop is left out
+    assert "copy-33" not in rules
 
 
 # -- a small model: Co routes clear requests -------------------------------------------------

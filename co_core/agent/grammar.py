@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from co_core.agent.bm25 import STOP
+
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 
 BASE = r"""
@@ -53,15 +55,21 @@ TRAILING = ".,:;?!"  # a copy does not end with the sentence's punctuation
 
 def copy_rules(text: str, name: str = "copy") -> dict[str, str]:
     """Rules whose ``name`` matches a JSON string holding a run of ``text`` that starts and
-    ends at word edges: an argument a small model can only copy from the user's words."""
+    ends at word edges, not on a small word ("my", "the", "to"): an argument a small model
+    can only copy from the user's words."""
     text = text.strip().rstrip(TRAILING).rstrip()
     n = len(text)
     if not n:
         return {name: "string"}
 
+    def small_word(word: re.Match[str] | None) -> bool:
+        return word is not None and word.group(0).lower() in STOP
+
     def end(j: int) -> bool:
         if text[j - 1].isspace() or text[j - 1] in TRAILING:
             return False
+        if small_word(re.search(r"\w+$", text[:j])):
+            return False  # "the wifi" but not "wifi for the"
         if j == n:
             return True
         nxt = text[j]
@@ -76,9 +84,10 @@ def copy_rules(text: str, name: str = "copy") -> dict[str, str]:
             rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1} | {piece}"
         else:
             rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1}"
-    starts = [
+    edges = [
         i for i in range(n) if not text[i].isspace() and (i == 0 or text[i - 1] in STARTS_AFTER)
     ]
+    starts = [i for i in edges if not small_word(re.match(r"\w+", text[i:]))] or edges
     rules[name] = '"\\"" ( ' + " | ".join(f"{name}-{i}" for i in starts) + ' ) "\\""'
     return rules
 
