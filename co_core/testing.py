@@ -485,6 +485,8 @@ def scripted_model(
         response = await respond(messages, info)
         for index, part in enumerate(response.parts):
             if isinstance(part, TextPart):
+                if not part.content:
+                    yield ""  # an empty answer is an answer too
                 for start in range(0, len(part.content), chunk):
                     if delay:
                         await asyncio.sleep(delay)

@@ -98,8 +98,8 @@ def test_agent_retries_come_from_settings_and_exhaustion_is_one_line() -> None:
     calls: list[int] = []
 
     def script(messages: list, info: Any) -> ModelResponse:
-        calls.append(1)
-        return ModelResponse(parts=[ToolCallPart("lookup", {"query": ""})])
+        calls.append(1)  # a different blank query each time (the very same one is a loop)
+        return ModelResponse(parts=[ToolCallPart("lookup", {"query": " " * len(calls)})])
 
     session = session_with(script, {"retries": 1})
     with pytest.raises(UnexpectedModelBehavior) as caught:
@@ -115,7 +115,7 @@ def test_per_tool_retries_override_the_agent_budget() -> None:
 
     def script(messages: list, info: Any) -> ModelResponse:
         calls.append(1)
-        return ModelResponse(parts=[ToolCallPart("always_wrong", {"value": "x"})])
+        return ModelResponse(parts=[ToolCallPart("always_wrong", {"value": "x" * len(calls)})])
 
     with pytest.raises(UnexpectedModelBehavior):
         turn(session_with(script, {"retries": 5}), "x")
@@ -123,8 +123,10 @@ def test_per_tool_retries_override_the_agent_budget() -> None:
 
 
 def test_usage_limit_stops_a_looping_model() -> None:
+    count = iter(range(100))
+
     def script(messages: list, info: Any) -> ModelResponse:
-        return ModelResponse(parts=[ToolCallPart("add_numbers", {"a": 1, "b": 2})])
+        return ModelResponse(parts=[ToolCallPart("add_numbers", {"a": next(count), "b": 2})])
 
     session = session_with(script, {"request_limit": 3})
     with pytest.raises(UsageLimitExceeded) as caught:

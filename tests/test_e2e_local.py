@@ -39,7 +39,11 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     os.environ["CO_DATA_DIR"] = str(data)  # where the server log goes
     gguf = local_model.default_gguf()
     assert gguf is not None
-    server = local_model.LocalServer(gguf, context_size=4096, startup_timeout=120)
+    # The server's own function-calling format: a server Co does not steer (``local`` is
+    # tested below, as Co runs it).
+    server = local_model.LocalServer(
+        gguf, chat_format="chatml-function-calling", context_size=4096, startup_timeout=120
+    )
     try:
         yield server.start()
     finally:
@@ -142,3 +146,31 @@ def test_model_local_starts_and_stops_its_own_server(e2e_env: dict) -> None:
     assert data["tool_calls"], "the model made no tool call"
     # the server `co` started (it answered the tool call above) is gone with it
     assert not _llama_servers(e2e_env["CO_DATA_DIR"])
+
+
+def test_local_reads_the_file_the_user_names_and_answers_a_greeting_in_one_request(
+    co_dirs: Path, tmp_path: Path
+) -> None:
+    """The embedded SmolLM2 on two tasks of the task suite, as Co steers it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("Team meeting moved to room B-613 on Thursday.\n")
+    env = {**os.environ, "CO_LOAD_PLUGINS": "shell,obsidian,google,slack"}
+
+    def ask(prompt: str) -> dict:
+        result = subprocess.run(
+            [CO, "ask", "--json", "-m", "local", prompt],
+            capture_output=True, text=True, timeout=600, env=env, cwd=work,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        return check_report(result)
+
+    read = ask("Read notes.txt: which room is the team meeting in?")
+    assert [(c["tool"], c["args"]["path"], c["status"]) for c in read["tool_calls"]] == [
+        ("read_file", "notes.txt", "ok")
+    ]
+    assert "B-613" in read["output"]
+    assert read["usage"]["requests"] <= 2
+    hello = ask("Say hi")
+    assert hello["tool_calls"] == [] and hello["output"].strip()
+    assert hello["usage"]["requests"] == 1

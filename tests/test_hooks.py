@@ -72,6 +72,12 @@ class Greeter:
     def prompt_markers(self, settings: Any) -> str | None:
         return "shouting" if settings.section("greeter").greeting.isupper() else None
 
+    @hookimpl
+    def plugin_ready(self, settings: Any) -> str | None:
+        if settings.section("greeter").token is None:
+            return "no greeter token: run `co config set greeter.token ...`"
+        return None
+
 
 def greet(ctx: Any, name: str) -> str:
     """Greet someone."""
@@ -232,6 +238,25 @@ def test_hook_prompt_markers(co_dirs: Path) -> None:
     assert shown() == "[yolo] co> "
     repl.settings_checked(None)
     assert shown() == "[yolo] [shouting] co> "
+
+
+def test_hook_plugin_ready(co_dirs: Path) -> None:
+    from co_core.kernel.readiness import readiness
+
+    app = greeter_app()
+    assert readiness(app.host, app.settings).why("greeter") == (
+        "no greeter token: run `co config set greeter.token ...`"
+    )
+    rows = {row.name: row for row in collect_status(app)}
+    assert rows["greeter tools"].state == "off"
+    assert "not offered: no greeter token" in rows["greeter tools"].detail
+    ready = greeter_app({"greeter": {"token": "s3cret"}})
+    assert readiness(ready.host, ready.settings).why("greeter") is None
+    rows = {row.name: row for row in collect_status(ready)}
+    assert (rows["greeter tools"].state, rows["greeter tools"].detail) == (
+        "ok",
+        "offered (2 tools)",
+    )
 
 
 def test_secret_settings_are_masked(co_dirs: Path) -> None:

@@ -335,3 +335,18 @@ def test_continue_picks_up_the_last_session(chat) -> None:
     again.expect(PROMPT)
     again.sendcontrol("d")
     again.expect(pexpect.EOF)
+
+
+def test_an_answer_co_gives_itself_is_shown(chat, monkeypatch) -> None:
+    # The model calls a tool whose service is not set up: Co answers with how to set it up.
+    monkeypatch.setenv("CO_TEST_UNREADY", "1")
+    child = chat()
+    ask(child, "resource")
+    child.expect("The marker service is not set up: run .*co marker login")
+    child.expect(PROMPT)
+    ask(child, "/tools")
+    child.expect(r"use_resource\s+testplug\s+read\s+\S+\s+\(not offered\)")
+    child.expect("Not offered to the model until set up:")
+    child.expect(PROMPT)
+    ask(child, "exit")
+    child.expect("Session ended")

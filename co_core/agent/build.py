@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import Agent, Tool
+from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.usage import UsageLimits
 
@@ -24,7 +24,10 @@ from co_core.agent.calls import CallLog
 from co_core.agent.deadline import RequestDeadline
 from co_core.agent.gate import PolicyGate
 from co_core.agent.group import CapabilityGroup
+from co_core.agent.guide import SmallModelGuide
+from co_core.agent.loops import LoopGuard
 from co_core.agent.textcalls import TextToolCalls
+from co_core.agent.toolbox import FIND_TOOLS, Toolbox, find_tools_spec
 from co_core.kernel.deps import CoDeps
 from co_core.kernel.host import PluginHost
 from co_core.kernel.settings import Settings
@@ -57,15 +60,26 @@ You are Co, an assistant running in the user's terminal.
 - Do not say "no more results" unless you called the tool and `has_more` was false.
 """
 
+SMALL_PROMPT = """\
+You are Co, a helpful assistant in the user's terminal. Answer briefly.
+Use a tool only when the request needs one, then answer with what it returned.
+If a call is denied, do not try again: tell the user it was denied and why.
+"""
+
 SIDE_EFFECTS = ("write", "send", "exec")
 
 
-def instructions(host: PluginHost, settings: Settings) -> str:
-    parts = [SYSTEM_PROMPT]
+def plugin_instructions(host: PluginHost, settings: Settings) -> str:
+    parts = []
     for plugin, text in host.call_each("system_instructions", settings=settings):
         if isinstance(text, str) and text.strip():
             parts.append(f"### From plugin {plugin}\n{text.strip()}")
     return "\n\n".join(parts)
+
+
+def base_prompt(ctx: RunContext[CoDeps]) -> str:
+    """The system prompt's first part: a short one for small local models (``co_small``)."""
+    return SMALL_PROMPT if getattr(ctx.model, "co_small", False) else SYSTEM_PROMPT
 
 
 def load_tools(host: PluginHost, warn: Callable[[str], None]) -> list[Tool[CoDeps]]:
@@ -97,6 +111,7 @@ class CoAgent:
     calls: CallLog
     limits: UsageLimits
     capabilities: CapabilityGroup  # Co's own, as the agent runs them
+    toolbox: Toolbox  # which tools each request carries (outside the group: other hooks)
 
     @property
     def specs(self) -> dict[str, ToolSpec]:
@@ -120,9 +135,21 @@ def build_agent(
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
     core = settings.core
     specs = calls.engine.specs
+    toolbox = Toolbox(
+        host,
+        settings,
+        specs,
+        budget=core.tool_budget,
+        section=settings.sections.get("sessions"),
+        calls=calls,
+    )
     capabilities: list[AbstractCapability[Any]] = [
         *tracing_capabilities(),
         PolicyGate(calls),
+        # after_model_request runs in reverse order: text calls are recovered first, then
+        # the loop guard looks at them, before the gate opens their records.
+        LoopGuard(calls, toolbox.blocked_call, toolbox.unsent),
+        SmallModelGuide(toolbox, calls),
         RequestDeadline(core.request_timeout),
     ]
     if core.text_tool_calls:
@@ -132,15 +159,18 @@ def build_agent(
     tools = load_tools(host, warn)
     for name in set(specs) - {tool.name for tool in tools}:
         del specs[name]  # failed to import: the policy must not know it as a tool
+    specs[FIND_TOOLS] = find_tools_spec()
     agent: Agent[CoDeps, str] = Agent(
         None,
         deps_type=CoDeps,
-        instructions=instructions(host, settings),
+        instructions=[base_prompt, plugin_instructions(host, settings)],
         tools=tools,
         # MCP servers' tools join ``specs`` when listed, so the same gate decides them.
         toolsets=mcp_toolsets(settings, specs=specs, workspace=workspace, warn=warn),
         retries={"tools": core.retries, "output": core.retries},
-        capabilities=[group := CapabilityGroup(capabilities)],
+        # The toolbox comes first, so its after_model_request runs after the group's.
+        capabilities=[toolbox, group := CapabilityGroup(capabilities)],
         defer_model_check=True,
     )
-    return CoAgent(agent, calls, UsageLimits(request_limit=core.request_limit), group)
+    limits = UsageLimits(request_limit=core.request_limit)
+    return CoAgent(agent, calls, limits, group, toolbox)

@@ -30,8 +30,17 @@ class LocalSettings(SectionModel):
         60.0, gt=0, help="seconds to wait for the local server to answer"
     )
     chat_format: str = setting(
-        "chatml-function-calling",
-        help="llama.cpp chat format (tool calls need a *-function-calling one)",
+        "",
+        help="llama.cpp chat format; empty: the GGUF file's own template (Co writes tool "
+        "calls itself, constrained by a grammar)",
+    )
+    max_tokens: int | None = setting(
+        None, ge=16, help="longest answer, in tokens; default 256 for a small model, else 1024"
+    )
+    small: bool | None = setting(
+        None,
+        help="steer a tiny model (short prompt; Co picks when a tool is needed); default: "
+        "on for the built-in SmolLM2, off for a model_path of your own",
     )
 
 
@@ -66,8 +75,10 @@ class LocalServer:
     """One llama.cpp server process; ``start()`` returns its ``/v1`` base URL."""
 
     model_path: Path
-    chat_format: str = "chatml-function-calling"
+    chat_format: str = ""
     context_size: int = 8192
+    max_tokens: int = 1024
+    small: bool = True
     startup_timeout: float = 60.0
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
@@ -92,11 +103,12 @@ class LocalServer:
         command = [
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(self.model_path),
-            "--chat_format", self.chat_format,
             "--n_ctx", str(self.context_size),
             "--host", "127.0.0.1",
             "--port", str(self.port),
         ]  # fmt: skip
+        if self.chat_format:
+            command += ["--chat_format", self.chat_format]
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
         )
@@ -149,9 +161,13 @@ def from_settings(local: object) -> LocalServer:
     path = Path(os.path.expanduser(configured)) if configured else default_gguf()
     if path is None:
         raise CoError(f"no local model file: set local.model_path or {INSTALL_HINT}")
+    small = getattr(local, "small", None)
+    tiny = small if isinstance(small, bool) else not configured
     return LocalServer(
         model_path=path,
-        chat_format=getattr(local, "chat_format", "chatml-function-calling"),
+        chat_format=getattr(local, "chat_format", ""),
         context_size=getattr(local, "context_size", 8192),
+        max_tokens=getattr(local, "max_tokens", None) or (256 if tiny else 1024),
+        small=tiny,
         startup_timeout=getattr(local, "startup_timeout", 60.0),
     )

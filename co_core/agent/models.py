@@ -76,7 +76,7 @@ def compat_model(
     from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.models.test import TestStreamedResponse
-    from pydantic_ai.profiles import ModelProfile
+    from pydantic_ai.profiles.openai import OpenAIModelProfile
     from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
 
     class WholeResponse(TestStreamedResponse):
@@ -128,7 +128,10 @@ def compat_model(
             )
 
     provider = OpenAICompatibleProvider(system, base_url=base_url, api_key=api_key or "none")
-    profile = ModelProfile(supports_forced_tool_choice=False)
+    # Local servers read ``max_tokens`` (llama-cpp-python ignores ``max_completion_tokens``).
+    profile = OpenAIModelProfile(
+        supports_forced_tool_choice=False, openai_chat_supports_max_completion_tokens=False
+    )
     return CompatChatModel(name, provider=provider, profile=profile)
 
 
@@ -147,8 +150,11 @@ def resolve(spec: str | None, settings: Settings, base_url: str | None = None) -
     spec = (spec or core.model or "").strip() or auto_choice(settings)
     provider, _, name = spec.partition(":")
     if spec == "local":
+        from co_core.agent.constrained import ConstrainedModel
+
         local = local_model.from_settings(settings.section("local"))
-        model = compat_model("local", local.start(), None, "llama-cpp", stream_tools=False)
+        compat = compat_model("local", local.start(), None, "llama-cpp", stream_tools=False)
+        model = ConstrainedModel(compat, max_tokens=local.max_tokens, small=local.small)
         return ResolvedModel(model, f"local ({local.model_path.name})", [local.stop])
     if provider == "function":
         return ResolvedModel(_function_model(name), spec)

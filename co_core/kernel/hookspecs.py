@@ -19,7 +19,7 @@ line instead of failing later.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 import pluggy
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from co_core.kernel.tools import Resolver, Risk, ToolCall
 
 PROJECT = "co"
-HOOKSPEC_VERSION = 3  # 2: prompt_markers; 3: register_tools(resolve=), typed resource keys
+HOOKSPEC_VERSION = (
+    4  # 2: prompt_markers; 3: register_tools(resolve=), typed resource keys; 4: plugin_ready
+)
 
 Effect = Literal["allow", "deny", "ask"]
 T = TypeVar("T")
@@ -130,3 +132,9 @@ def system_instructions(settings: Settings) -> str | None:
 @hookspec
 def prompt_markers(settings: Settings) -> str | None:
     """Return a short warning shown in ``co chat``'s prompt line (e.g. "no-sandbox"), or None."""
+
+
+@hookspec
+def plugin_ready(settings: Settings) -> str | Mapping[str, str] | None:
+    """Say whether the plugin's tools can work now: None, or one line on how to set it up
+    (or, when only some tools need what is missing, a mapping from their names to the line)."""

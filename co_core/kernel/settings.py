@@ -73,6 +73,13 @@ class CoreSettings(SectionModel):
         gt=0,
         help="seconds one model request may take, streamed answer included",
     )
+    tool_budget: int | None = setting(
+        None,
+        env="CO_TOOL_BUDGET",
+        ge=0,
+        help="tokens of tool descriptions sent with each request; default: 1/8 of the "
+        "model's context window (600 for local)",
+    )
     text_tool_calls: bool = setting(
         True, env="CO_TEXT_TOOL_CALLS", help="run tool calls that small models write as JSON text"
     )

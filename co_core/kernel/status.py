@@ -121,10 +121,42 @@ def collect_status(app: App) -> list[CheckRow]:
         )
         for name, entry in app.host.named("register_status_checks", "status check").items()
     ]
-    rows = run_checks(checks)
+    rows = run_checks(checks) + offered_rows(app)
     for info in app.host.listed():
         if info.status == "failed":
             rows.append(
                 CheckRow(f"plugin {info.name}", info.name, "fail", info.error or "failed", 0.0)
             )
+    return rows
+
+
+def offered_rows(app: App) -> list[CheckRow]:
+    """One row per plugin with tools: offered to the model, or not and how to set it up."""
+    from co_core.kernel.readiness import readiness
+
+    known = readiness(app.host, app.settings)
+    by_plugin: dict[str, list[str]] = {}
+    blocked: dict[str, dict[str, str]] = {}
+    for spec in app.host.tools():
+        by_plugin.setdefault(spec.plugin, []).append(spec.name)
+        why = known.blocks(spec)
+        if why is not None:
+            blocked.setdefault(spec.plugin, {})[spec.name] = why
+    rows = []
+    for plugin, names in sorted(by_plugin.items()):
+        held = blocked.get(plugin, {})
+        name = f"{plugin} tools"
+        if not held:
+            rows.append(CheckRow(name, plugin, "ok", f"offered ({len(names)} tools)", 0.0))
+        elif len(held) == len(names):
+            rows.append(
+                CheckRow(name, plugin, "off", f"not offered: {next(iter(held.values()))}", 0.0)
+            )
+        else:
+            reasons = "; ".join(
+                f"{', '.join(n for n in held if held[n] == why)}: {why}"
+                for why in dict.fromkeys(held.values())
+            )
+            detail = f"{len(names) - len(held)} of {len(names)} offered; not {reasons}"
+            rows.append(CheckRow(name, plugin, "warn", detail, 0.0))
     return rows

@@ -24,8 +24,11 @@ def describe(exc: BaseException, model_label: str = "the model") -> Failure:
     """One line for the user; never a traceback."""
     from pydantic_ai import exceptions as pe
 
+    from co_core.agent.loops import TurnStopped
     from co_core.kernel.errors import CoError
 
+    if isinstance(exc, TurnStopped):
+        return Failure(str(exc), exc.hint)
     if isinstance(exc, CoError):
         return Failure(str(exc))
     if isinstance(exc, pe.UsageLimitExceeded):

@@ -96,6 +96,7 @@ class TurnView:
 
     console: Console
     text: str = ""
+    seen: str = ""  # all text streamed in this turn (an answer Co gave itself is not)
     live: Any = None
     pending: list[tuple[str, str]] = field(default_factory=list)  # (line, rich style)
     flush_scheduled: bool = False
@@ -198,11 +199,13 @@ class TurnView:
         """The model's text as it streams (tool calls come through ``show``)."""
         kind = getattr(event, "event_kind", "")
         if kind == "part_start" and getattr(event.part, "part_kind", "") == "text":
-            self.text += event.part.content
+            added = event.part.content
         elif kind == "part_delta" and getattr(event.delta, "part_delta_kind", "") == "text":
-            self.text += event.delta.content_delta
+            added = event.delta.content_delta
         else:
             return
+        self.text += added
+        self.seen += added
         if self.live is not None:
             self.live.update(self._render())
 
@@ -316,7 +319,8 @@ class Repl:
         if self.conversation.context is None:
             return "context tracking is not available"
         model = self.conversation.resolved_model().model
-        return self.conversation.context.context_text(self.conversation.history, model)
+        text = self.conversation.context.context_text(self.conversation.history, model)
+        return f"{text}\n{self.conversation.ready().toolbox.describe()}"
 
     def _compact(self, arg: str) -> Any:
         self.conversation.ready()
@@ -362,12 +366,20 @@ class Repl:
         return cost_text(self.conversation.usage or SessionUsage())
 
     def _tools(self, arg: str) -> str:
-        specs = self.conversation.ready().specs
+        co = self.conversation.ready()
+        specs = co.specs
         if not specs:
             return "No tools: install plugins (co plugins)."
-        return "\n".join(
-            f"{s.name:<20} {s.plugin:<10} {s.risk or '-':<6} {s.permission}" for s in specs.values()
-        )
+        ready = co.toolbox.refresh()
+        lines = [
+            f"{s.name:<22} {s.plugin:<10} {s.risk or '-':<6} {s.permission}"
+            + ("" if ready.blocks(s) is None else "  (not offered)")
+            for s in specs.values()
+        ]
+        setup = ready.lines()
+        if setup:
+            lines += ["", "Not offered to the model until set up:", *setup]
+        return "\n".join(lines)
 
     async def slash(self, line: str) -> None:
         """Run a slash command in a worker thread (it may wait for the agent to be ready);
@@ -553,7 +565,9 @@ class Repl:
         await asyncio.to_thread(self.conversation.ready)
         await asyncio.to_thread(self.conversation.resolved_model)
         assert self.view is not None
-        await self.conversation.run_turn(text, self.view.on_event)
+        result = await self.conversation.run_turn(text, self.view.on_event)
+        if result.output.strip() and result.output.strip() not in self.view.seen:
+            self.view.text += result.output  # an answer Co gave in the model's place
         if self.conversation.last_usage is not None:
             from co_core.telemetry.usage import format_usage_line
 

@@ -65,6 +65,18 @@ def register_commands(app: Any) -> None:
 
 
 @hookimpl
+def plugin_ready(settings: Any) -> str | None:
+    # Files only: a saved token or application-default credentials; no network here.
+    from co_google.auth import LOGIN_HINT, adc_path, token_path
+
+    if token_path(settings).exists():
+        return None
+    if settings.section("google").use_adc and adc_path() is not None:
+        return None
+    return f"Google (Drive, Gmail, Calendar) is not signed in: {LOGIN_HINT}"
+
+
+@hookimpl
 def system_instructions(settings: Any) -> str | None:
     return (
         "Google: draft_email only creates a draft for the user to send; to answer an email "

@@ -63,3 +63,16 @@ def register_deps(register: Any) -> None:
 @hookimpl
 def register_status_checks(register: Any) -> None:
     register("obsidian vault", _vault_check, timeout=3)
+
+
+@hookimpl
+def plugin_ready(settings: Any) -> str | None:
+    from pathlib import Path
+
+    raw = settings.section("obsidian").vault_path
+    fix = "`co config set obsidian.vault_path ~/Notes` (your vault's folder)"
+    if not raw:
+        return f"no Obsidian vault is set: run {fix}"
+    if not Path(raw).expanduser().is_dir():
+        return f"the Obsidian vault {raw} is not a folder: run {fix}"
+    return None

@@ -61,11 +61,7 @@ def locate(index: VaultIndex, name: str) -> tuple[str, Path]:
 
 
 def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1) -> ToolResult:
-    """Search the Obsidian vault. Every word must occur (whole words, any case, accents
-    optional; words in Chinese, Japanese, Korean, Thai and other scripts without spaces
-    match inside the text); put "exact phrases" in double quotes. Best matches first (a
-    note titled as the query, then title and heading matches), each with its path and a
-    snippet (**bold**: the matches). Use page=2, 3, ... when has_more is true."""
+    """Search the Obsidian notes for words (all must occur; "exact phrase" in quotes)."""
     parsed = T.parse_query(query)
     if not parsed.terms:
         raise ModelRetry('query is empty: give words to search for, e.g. "budget 2024"')
@@ -99,8 +95,7 @@ def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int
 def list_notes(
     ctx: RunContext[CoDeps], tag: str | None = None, folder: str | None = None, page: int = 1
 ) -> ToolResult:
-    """List notes in the Obsidian vault, optionally only those with a tag (``project``
-    also finds nested ``project/alpha``) and/or in a folder. 50 per page."""
+    """List Obsidian notes, by tag and/or folder (50 per page)."""
     page = _page(page)
     index = _index(ctx)
     tag_key = tag.strip().lstrip("#").strip("/").lower() if tag else None
@@ -141,8 +136,7 @@ def list_notes(
 
 
 def read_note(ctx: RunContext[CoDeps], name: str) -> str:
-    """Read one note, frontmatter included. ``name`` is a path in the vault (with or
-    without .md), a note title as a [[wikilink]] would name it, or an alias."""
+    """Read an Obsidian note, by path or title."""
     index = _index(ctx)
     rel, path = locate(index, name)
     text = read_text(path)
@@ -157,8 +151,7 @@ def read_note(ctx: RunContext[CoDeps], name: str) -> str:
 
 
 def note_links(ctx: RunContext[CoDeps], name: str) -> ToolResult:
-    """The links a note makes (wikilinks, embeds, markdown links), each with the note or
-    attachment it leads to as Obsidian resolves it, and the notes that link to it."""
+    """The links of an Obsidian note, and the notes linking to it."""
     index = _index(ctx)
     rel, _path = locate(index, name)
     try:
@@ -192,8 +185,7 @@ def note_links(ctx: RunContext[CoDeps], name: str) -> ToolResult:
 
 
 def create_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
-    """Create a new note (``folder/Title`` or ``folder/Title.md``) with the given markdown.
-    Fails if it exists: use append_to_note to add to an existing note."""
+    """Create a new Obsidian note (folder/Title) with markdown text."""
     index = _index(ctx)
     found = _resolved(index, name, for_create=True)
     rel = found.path
@@ -214,7 +206,7 @@ def create_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
 
 
 def append_to_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
-    """Append markdown to the end of an existing note (path or title)."""
+    """Append markdown to the end of an existing Obsidian note."""
     index = _index(ctx)
     rel, target = locate(index, name)
     current = read_text(target)

@@ -114,12 +114,12 @@ def _entries(root: Path, folder: Path, recursive: bool) -> list[str]:
 def list_files(
     ctx: RunContext[CoDeps], path: str = ".", recursive: bool = False, page: int = 1
 ) -> ToolResult:
-    """List files and folders in the workspace (sizes shown, folders end in '/', .git skipped).
+    """List the files and folders in the workspace.
 
     Args:
-        path: folder relative to the workspace ('.' for the top).
-        recursive: also list everything below, depth first.
-        page: page number when the listing has more than 200 entries.
+        path: a folder; '.' is the top.
+        recursive: also everything below.
+        page: over 200 entries.
     """
     folder = _resolve(ctx, path)
     shown = _shown(ctx, folder)
@@ -146,10 +146,7 @@ def list_files(
 def read_file(
     ctx: RunContext[CoDeps], path: str, start_line: int = 1, end_line: int | None = None
 ) -> str:
-    """Read a text file of the workspace, optionally only lines start_line..end_line (1-based).
-
-    Long files are cut with a marker saying which line to continue from.
-    """
+    """Read a text file of the workspace (lines start_line to end_line)."""
     real = _resolve(ctx, path)
     shown = _shown(ctx, real)
     if start_line < 1 or (end_line is not None and end_line < start_line):
@@ -252,7 +249,7 @@ def _replaceable(root: Path, real: Path, shown: str) -> None:
 
 
 def write_file(ctx: RunContext[CoDeps], path: str, content: str) -> str:
-    """Create or overwrite a workspace file with ``content`` (parent folders are created)."""
+    """Create or overwrite a file in the workspace."""
     real = _resolve(ctx, path, write=True)
     shown = _shown(ctx, real)
     root = Path(os.path.realpath(ctx.deps.workspace))
@@ -268,11 +265,7 @@ def write_file(ctx: RunContext[CoDeps], path: str, content: str) -> str:
 
 
 def edit_file(ctx: RunContext[CoDeps], path: str, search: str, replace: str) -> str:
-    """Replace the exact text ``search`` with ``replace`` in a workspace file.
-
-    ``search`` must occur exactly once: copy it from read_file, with enough lines around
-    it to be unique.
-    """
+    """Replace text in a workspace file (search must occur exactly once)."""
     real = _resolve(ctx, path, write=True)
     shown = _shown(ctx, real)
     if not search:

@@ -72,6 +72,41 @@ def system_instructions(settings: Any) -> str | None:
     return text
 
 
+DOCKER_SOCKET = "/var/run/docker.sock"  # where docker-py looks when DOCKER_HOST is unset
+
+
+def _backend_missing(backend: str) -> str | None:
+    """Why ``backend`` cannot run here, judged from files and PATH only (no engine ping)."""
+    import os
+    import shutil
+
+    if backend == "docker":
+        if os.environ.get("DOCKER_HOST") or os.path.exists(DOCKER_SOCKET):
+            return None
+        return "Docker is not running here"
+    if backend == "bubblewrap":
+        return None if shutil.which("bwrap") else "bubblewrap is not installed"
+    return None
+
+
+@hookimpl
+def plugin_ready(settings: Any) -> dict[str, str] | None:
+    # Only the commands need a sandbox; the file tools work on the workspace directly.
+    shell = settings.section("shell")
+    problem = _backend_missing(shell.sandbox)
+    if problem is None or (shell.fallback and _backend_missing(shell.fallback) is None):
+        return None
+    other = "bubblewrap" if shell.sandbox == "docker" else "docker"
+    if _backend_missing(other) is None:
+        line = f"{problem}: run `co config set shell.sandbox {other}`"
+    else:
+        line = (
+            f"{problem}: install bubblewrap (`apt install bubblewrap`) or Docker, "
+            "then `co config set shell.sandbox bubblewrap` (or docker)"
+        )
+    return {"run_shell_command": line, "run_python": line}
+
+
 # docs: prompt_markers
 @hookimpl
 def prompt_markers(settings: Any) -> str | None:

@@ -62,12 +62,7 @@ def run_in_sandbox(ctx: RunContext[CoDeps], argv: list[str]) -> str:
 
 
 def run_shell_command(ctx: RunContext[CoDeps], cmd: str) -> str:
-    """Run a bash command (bash -c) in the sandboxed workspace and return its output.
-
-    The workspace is the current directory; there is no network unless the user allowed
-    it; .git and .co are read-only. A failing command (non-zero exit, timeout) comes back
-    as an error with its output. Background processes end when the command returns.
-    """
+    """Run a bash command in the sandboxed workspace; returns its output."""
     if not cmd.strip():
         raise ModelRetry("cmd is empty; give a shell command such as 'ls -la'")
     return run_in_sandbox(ctx, [*SHELL, cmd])
@@ -79,12 +74,10 @@ def run_python(
     path: str | None = None,
     args: list[str] | None = None,
 ) -> str:
-    """Run Python in the sandbox: either a snippet (``code``) or a workspace script (``path``).
+    """Run Python in the sandbox: code, or a workspace script (path).
 
     Args:
-        code: Python source to run with ``python3 -c``.
-        path: a .py file relative to the workspace.
-        args: command-line arguments for the script.
+        args: the script's arguments.
     """
     if (code is None) == (path is None):
         raise ModelRetry("give either code (a snippet) or path (a .py file), not both")

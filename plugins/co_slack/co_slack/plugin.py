@@ -58,3 +58,21 @@ def register_commands(app: Any) -> None:
     from co_slack.cli import add_commands
 
     add_commands(app)
+
+
+# docs: plugin_ready
+@hookimpl
+def plugin_ready(settings: Any) -> str | None:
+    # The token's presence only; whether Slack accepts it is `co status`'s question.
+    from co_slack.token import TokenError, resolve
+
+    try:
+        token = resolve(settings.section("slack"), settings.sources.get("slack.bot_token"))
+    except TokenError as exc:
+        return str(exc)
+    if token is None:
+        return "Slack is not connected: run `co slack login` (or set SLACK_BOT_TOKEN)"
+    return None
+
+
+# /docs

@@ -37,10 +37,10 @@ def _retry_on_problem() -> Iterator[None]:
 
 
 def list_slack_channels(ctx: RunContext[CoDeps], page: int = 1) -> ToolResult:
-    """List Slack channels the bot can see: name, id, [member] or not, topic.
+    """List the Slack channels the bot sees.
 
     Args:
-        page: 1 first; the next page while has_more is true.
+        page: 2, 3, ... while has_more.
     """
     if page < 1:
         raise ModelRetry("page starts at 1; call list_slack_channels(page=1) for the first page.")
@@ -80,13 +80,13 @@ def _oldest(value: str | None) -> str | None:
 def read_slack_channel(
     ctx: RunContext[CoDeps], channel: str, limit: int = 20, oldest: str = "", thread_ts: str = ""
 ) -> ToolResult:
-    """Read the latest messages of a Slack channel or DM, oldest first.
+    """Read the latest messages of a Slack channel or DM.
 
     Args:
-        channel: a name (general), an id (C012AB3CD), or @person for direct messages.
-        limit: how many messages, 1 to 200.
-        oldest: only messages after this date (2026-11-20), date-time or Slack ts.
-        thread_ts: read this thread's replies instead (the thread_ts shown).
+        channel: name, id, or @person.
+        limit: 1 to 200.
+        oldest: a date or Slack ts.
+        thread_ts: read this thread's replies.
     """
     if not 1 <= limit <= MAX_HISTORY:
         raise ModelRetry(f"limit must be between 1 and {MAX_HISTORY}; you gave {limit}.")
@@ -137,12 +137,11 @@ def read_slack_channel(
 def post_slack_message(
     ctx: RunContext[CoDeps], channel: str, text: str, thread_ts: str = ""
 ) -> str:
-    """Post a message (Markdown is fine) as the bot; returns a link to it.
+    """Post a Slack message (Markdown) as the bot.
 
     Args:
-        channel: a name (general), an id (C012AB3CD), or @person for a direct message.
-        text: the message, in Markdown.
-        thread_ts: to reply in a thread, the thread_ts read_slack_channel showed.
+        channel: name, id, or @person.
+        thread_ts: reply in this thread.
     """
     if not text.strip():
         raise ModelRetry("text is empty; give the message to post.")
@@ -194,11 +193,7 @@ def _person_line(user: dict[str, Any]) -> str:
 
 
 def find_slack_user(ctx: RunContext[CoDeps], query: str) -> ToolResult:
-    """Find Slack people by name, handle, email or id: their id, title, email, time zone.
-
-    Args:
-        query: part of a name, an @handle, an email address or a user id.
-    """
+    """Find Slack people by name, handle, email or id."""
     text = query.strip().removeprefix("@")
     if not text:
         raise ModelRetry("query is empty: give a name, handle or email address.")
@@ -232,11 +227,11 @@ def find_slack_user(ctx: RunContext[CoDeps], query: str) -> ToolResult:
 
 
 def search_slack(ctx: RunContext[CoDeps], query: str, limit: int = 20) -> ToolResult:
-    """Search Slack messages everywhere the user can see (needs a user token).
+    """Search Slack messages (needs a user token).
 
     Args:
-        query: Slack search syntax, e.g. budget in:#finance from:@grace after:2026-01-01.
-        limit: how many, 1 to 100.
+        query: e.g. budget in:#finance.
+        limit: 1 to 100.
     """
     if not query.strip():
         raise ModelRetry("query is empty: give words to search for.")

@@ -39,3 +39,13 @@ def prompt_markers(settings: Any) -> str | None:
     import os
 
     return os.environ.get("CO_TEST_MARKER")
+
+
+@hookimpl
+def plugin_ready(settings: Any) -> dict[str, str] | None:
+    # use_resource stands for a tool whose service is not set up, when a test says so.
+    import os
+
+    if os.environ.get("CO_TEST_UNREADY"):
+        return {"use_resource": "the marker service is not set up: run `co marker login`"}
+    return None

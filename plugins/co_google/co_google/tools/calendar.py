@@ -235,12 +235,12 @@ def _start(event: dict[str, Any], zone: tzinfo) -> datetime:
 def list_calendar_events(
     ctx: RunContext[CoDeps], start: str = "", end: str = "", calendar: str = ""
 ) -> ToolResult:
-    """List Google Calendar events with their ids (default: today and the next 7 days).
+    """List Google Calendar events (default: the next 7 days).
 
     Args:
-        start: first day, YYYY-MM-DD.
-        end: last day, YYYY-MM-DD (included).
-        calendar: one calendar's name; default every calendar the user shows.
+        start: YYYY-MM-DD.
+        end: YYYY-MM-DD, included.
+        calendar: one calendar's name.
     """
     begin, finish, zone = _window(ctx, start, end, LIST_DAYS)
     return _events(ctx, begin, finish, zone, None, calendar)
@@ -253,13 +253,12 @@ def search_calendar_events(
     end: str = "",
     calendar: str = "",
 ) -> ToolResult:
-    """Find events whose title, description, place or attendees match (default: next 30 days).
+    """Search Google Calendar events by words (default: the next 30 days).
 
     Args:
-        query: words to look for.
-        start: first day, YYYY-MM-DD.
-        end: last day, YYYY-MM-DD (included).
-        calendar: one calendar's name; default every calendar the user shows.
+        start: YYYY-MM-DD.
+        end: YYYY-MM-DD, included.
+        calendar: one calendar's name.
     """
     query = query.strip()
     if not query:
@@ -290,10 +289,10 @@ def _person(who: dict[str, Any]) -> str:
 
 
 def read_calendar_event(ctx: RunContext[CoDeps], event_id: str) -> str:
-    """Details of one event: time, place, meeting link, organizer, attendees and answers.
+    """Read a calendar event: time, place, link, attendees.
 
     Args:
-        event_id: an id from list_calendar_events or search_calendar_events.
+        event_id: from list or search_calendar_events.
     """
     event_id = event_id.strip()
     if not EVENT_ID.match(event_id):
@@ -368,12 +367,12 @@ def _span(start: datetime, stop: datetime, zone: tzinfo) -> str:
 
 
 def free_busy(ctx: RunContext[CoDeps], start: str, end: str = "", people: str = "") -> ToolResult:
-    """When the user (and others) are busy, and the free slots they share on weekdays 9–18.
+    """Busy times, and free slots shared with others (weekdays 9-18).
 
     Args:
-        start: first day, YYYY-MM-DD.
-        end: last day, YYYY-MM-DD (included); default the start day.
-        people: other people's email addresses, comma-separated.
+        start: YYYY-MM-DD.
+        end: YYYY-MM-DD, included.
+        people: email addresses, comma-separated.
     """
     zone = user_zone(services(ctx).section.time_zone)
     begin = parse_when(start, zone)

@@ -49,11 +49,11 @@ def _kind(mime: str) -> str:
 
 
 def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> ToolResult:
-    """Search Google Drive files by name or content; 10 per page, with ids.
+    """Search Google Drive files (documents, sheets) by name or content.
 
     Args:
         query: words to look for.
-        page: 1 first; the next page while has_more is true.
+        page: 2, 3, ... while has_more.
     """
     query = query.strip()
     if not query:
@@ -128,7 +128,7 @@ def _export(ctx: RunContext[CoDeps], file_id: str, formats: list[str]) -> bytes:
 
 
 def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str:
-    """Read a Drive file as text (Docs as Markdown, Sheets as CSV).
+    """Read a Google Drive file as text.
 
     Args:
         file_id: an id from search_drive.

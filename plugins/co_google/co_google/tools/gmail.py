@@ -134,11 +134,11 @@ def _listing(ctx: RunContext[CoDeps], what: str, **params: Any) -> ToolResult:
 
 
 def list_emails(ctx: RunContext[CoDeps], label: str = "INBOX", limit: int = 10) -> ToolResult:
-    """List the newest emails under a Gmail label, with their ids.
+    """List the newest emails in Gmail (inbox, unread, sent...).
 
     Args:
-        label: INBOX, UNREAD, SENT, STARRED or one of the user's labels.
-        limit: how many, 1 to 50.
+        label: INBOX, UNREAD, SENT, STARRED or a label.
+        limit: 1 to 50.
     """
     limit = _check_limit(limit)
     label_id = _label_id(ctx, label)
@@ -146,11 +146,11 @@ def list_emails(ctx: RunContext[CoDeps], label: str = "INBOX", limit: int = 10) 
 
 
 def search_emails(ctx: RunContext[CoDeps], query: str, limit: int = 10) -> ToolResult:
-    """Search Gmail, newest first, with their ids.
+    """Search emails in Gmail.
 
     Args:
-        query: Gmail search syntax, e.g. from:alice has:attachment newer_than:7d.
-        limit: how many, 1 to 50.
+        query: e.g. from:alice newer_than:7d.
+        limit: 1 to 50.
     """
     query = query.strip()
     if not query:
@@ -253,11 +253,11 @@ def _not_found(email_id: str) -> str:
 
 
 def read_email(ctx: RunContext[CoDeps], email_id: str, thread: bool = False) -> str:
-    """Read an email by id: headers, text body, attachment names.
+    """Read an email: headers, body, attachment names.
 
     Args:
-        email_id: an id from list_emails or search_emails.
-        thread: true to read the whole conversation it belongs to.
+        email_id: from list_emails or search_emails.
+        thread: true: the whole conversation.
     """
     email_id = _check_id(email_id)
     limit = services(ctx).section.max_chars
@@ -308,11 +308,10 @@ def _is_text(mime: str, name: str) -> bool:
 
 
 def read_email_attachment(ctx: RunContext[CoDeps], email_id: str, attachment: str) -> str:
-    """Read a text attachment (txt, csv, json, ics, html, ...) of an email.
+    """Read a text attachment of an email.
 
     Args:
-        email_id: the email's id.
-        attachment: its file name or number as read_email lists it.
+        attachment: its name or number.
     """
     email_id = _check_id(email_id)
     message = call(
@@ -371,16 +370,12 @@ def draft_email(
     reply_to_id: str = "",
     reply_all: bool = False,
 ) -> str:
-    """Create a Gmail draft for the user to review and send (it is NOT sent).
+    """Write a Gmail draft for the user to send (never sent).
 
     Args:
-        body: the email text.
-        to: recipients, comma-separated (a reply defaults to the sender).
-        subject: needed for a new email; a reply keeps "Re: <original subject>".
-        cc: copy recipients, comma-separated.
-        bcc: hidden recipients, comma-separated.
-        reply_to_id: id of an email to reply to, in its thread.
-        reply_all: with reply_to_id, also answer everyone it was sent to.
+        to: addresses, comma-separated.
+        reply_to_id: id of the email to answer.
+        reply_all: answer everyone too.
     """
     google = services(ctx)
     reply_to_id = _check_id(reply_to_id) if reply_to_id.strip() else ""
@@ -442,13 +437,12 @@ def _names(text: str) -> list[str]:
 def label_email(
     ctx: RunContext[CoDeps], email_id: str, add: str = "", remove: str = "", archive: bool = False
 ) -> str:
-    """Change the labels of an email's conversation, or archive it.
+    """Label or archive an email's conversation.
 
     Args:
-        email_id: an id from list_emails or search_emails.
-        add: label names to add, comma-separated (e.g. Receipts, STARRED).
-        remove: label names to remove, comma-separated (e.g. UNREAD).
-        archive: true to take it out of the inbox.
+        add: labels, comma-separated.
+        remove: labels, comma-separated.
+        archive: true: out of the inbox.
     """
     email_id = _check_id(email_id)
     added = [_label_id(ctx, name) for name in _names(add)]

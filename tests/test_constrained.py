@@ -1,0 +1,183 @@
+"""The ``local`` model's path: Co sends a grammar and the tools as signatures, writes tool
+calls and results into the conversation as text, and turns a call in the answer into a
+real call. Driven through a real OpenAI-compatible HTTP server (tests/openai_server.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from office_plugin import office_and_mail
+from openai_server import Server
+
+from co_core.agent.constrained import ConstrainedModel
+from co_core.agent.grammar import copy_rules, tool_call_grammar
+from co_core.agent.models import compat_model
+from co_core.testing import Approvals, run_turn
+
+pytestmark = pytest.mark.usefixtures("co_dirs")
+
+
+@pytest.fixture
+def replies() -> Iterator[tuple[Server, list[dict[str, Any]]]]:
+    """A server answering with the texts queued in the list, in order."""
+    queue: list[dict[str, Any]] = []
+    with Server(lambda body: queue.pop(0) if queue else {"text": "(nothing queued)"}) as server:
+        yield server, queue
+
+
+def local(server: Server, *, small: bool = False) -> ConstrainedModel:
+    compat = compat_model("local", server.base_url, None, "llama-cpp", stream_tools=False)
+    return ConstrainedModel(compat, max_tokens=200, small=small)
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    body = json.dumps({"name": name, "arguments": args})
+    return {"text": f"<tool_call>{body}</tool_call>"}
+
+
+def system_text(body: dict[str, Any]) -> str:
+    return "\n".join(m["content"] for m in body["messages"] if m["role"] == "system")
+
+
+def test_a_call_in_the_answer_runs_as_a_real_call_and_comes_back_as_text(
+    replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    server, queue = replies
+    (tmp_path / "notes.txt").write_text("Meeting in room B-204.\n")
+    queue += [call("read_file", path="notes.txt"), {"text": "It is room B-204."}]
+    with office_and_mail(cwd=tmp_path) as app:
+        turn = run_turn(app, "Which room? See notes.txt", local(server))
+    assert turn.output == "It is room B-204."
+    assert [(c["tool"], c["args"], c["status"]) for c in turn.calls] == [
+        ("read_file", {"path": "notes.txt"}, "ok")
+    ]
+    first, second = server.requests
+    assert "tools" not in first and "tool_choice" not in first  # no server-side tool format
+    assert first["max_tokens"] == 200 and "max_completion_tokens" not in first
+    assert "- read_file(path: str): Read a text file of the workspace." in system_text(first)
+    assert "<tool_call>" in system_text(first)
+    grammar = first["grammar"]
+    assert grammar.startswith("root ::= call | text\n")
+    assert '"\\"read_file\\""' in grammar and '"\\"list_emails\\""' not in grammar  # offered only
+    roles = [m["role"] for m in second["messages"]]
+    assert "tool" not in roles
+    assert second["messages"][-2] == {
+        "role": "assistant",
+        "content": '<tool_call>{"name": "read_file", "arguments": {"path": "notes.txt"}}</tool_call>',
+    }
+    assert second["messages"][-1]["role"] == "user"
+    assert second["messages"][-1]["content"].startswith(
+        "Result of read_file:\nMeeting in room B-204.\n"
+    )
+
+
+def test_plain_text_stays_an_answer(replies: tuple[Server, list[dict[str, Any]]]) -> None:
+    server, queue = replies
+    queue.append({"text": "Hello! {not a call} <b>"})
+    with office_and_mail() as app:
+        turn = run_turn(app, "Say hi", local(server))
+    assert turn.output == "Hello! {not a call} <b>" and turn.calls == []
+
+
+def test_a_failed_call_reaches_the_model_as_text(
+    replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    server, queue = replies
+    queue += [call("read_file", path="gone.txt"), {"text": "No such file."}]
+    with office_and_mail(cwd=tmp_path) as app:
+        run_turn(app, "read gone.txt", local(server))
+    last = server.requests[1]["messages"][-1]
+    assert last["role"] == "user"
+    assert last["content"].startswith("read_file failed: no file 'gone.txt'")
+
+
+def test_the_grammar_is_one_llama_cpp_accepts_for_every_bundled_tool(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    from co_core.agent.build import load_tools
+    from co_core.agent.toolbox import compact_schema
+    from co_core.testing import make_app
+
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    tools = load_tools(make_app().host, lambda message: None)
+    pairs = [(t.name, compact_schema(t.tool_def.parameters_json_schema)) for t in tools]
+    assert len(pairs) >= 29
+    for text, copy in ((True, None), (False, 'Read notes.txt: which "room", please?')):
+        grammar = tool_call_grammar(pairs, text=text, copy_from=copy)
+        llama_grammar.LlamaGrammar.from_string(grammar, verbose=False)  # raises if invalid
+
+
+def test_copied_arguments_start_and_end_at_word_edges() -> None:
+    text = "Read notes.txt, the wifi password."
+    rules = copy_rules(text)
+    starts = [text[int(i) :].split()[0] for i in re.findall(r"copy-(\d+)", rules["copy"])]
+    assert starts == ["Read", "notes.txt,", "wifi", "password."]  # not "the"
+    at = {i: rules[f"copy-{i}"] for i in range(len(text) - 1)}
+    assert at[12] == '"x" copy-13'  # "notes.tx" cannot end there
+    assert at[13] == '"t" copy-14 | "t"'  # "notes.txt" can
+    assert at[14] == '"," copy-15'  # not with the comma
+    assert at[18] == '"e" copy-19'  # nor on "the"
+    assert rules["copy-32"] == '"d"'  # "password" ends the text: its full stop is left out
+    assert "copy-33" not in rules
+
+
+# -- a small model: Co routes clear requests -------------------------------------------------
+
+
+def test_a_clear_request_makes_a_small_model_call_the_matching_tool_and_shows_its_result(
+    replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    server, queue = replies
+    (tmp_path / "notes.txt").write_text("Meeting in room B-204.\n")
+    queue.append(call("read_file", path="notes.txt"))
+    with office_and_mail(cwd=tmp_path) as app:
+        turn = run_turn(app, "Read notes.txt: which room?", local(server, small=True))
+    assert turn.output == "Meeting in room B-204."  # Co answers with the result
+    assert len(server.requests) == 1  # the model was asked once
+    grammar = server.requests[0]["grammar"]
+    assert grammar.startswith("root ::= call\n")  # no plain text this time
+    assert '"\\"read_file\\""' in grammar and '"\\"list_files\\""' not in grammar
+    assert "copy ::=" in grammar  # its path can only be copied from the user's words
+
+
+def test_a_small_model_is_answered_for_when_the_tool_is_not_set_up(
+    replies: tuple[Server, list[dict[str, Any]]],
+) -> None:
+    server, _queue = replies
+    with office_and_mail() as app:
+        turn = run_turn(app, "List my newest emails", local(server, small=True))
+    assert turn.output == "Mail is not signed in: run `co mail login`."
+    assert server.requests == []  # no model request at all
+
+
+def test_a_small_model_is_answered_for_when_its_call_is_denied(
+    replies: tuple[Server, list[dict[str, Any]]],
+) -> None:
+    server, queue = replies
+    queue.append(call("draft_email", to="bob", body="hi"))
+    with office_and_mail({"mail": {"token": "t"}}) as app:
+        turn = run_turn(
+            app, "Draft an email to bob", local(server, small=True), approvals=Approvals(False)
+        )
+    assert turn.output == "The user denied this call."
+    assert len(server.requests) == 1
+
+
+def test_without_a_clear_match_a_small_model_answers_freely(
+    replies: tuple[Server, list[dict[str, Any]]],
+) -> None:
+    server, queue = replies
+    queue.append({"text": "Hi there!"})
+    with office_and_mail() as app:
+        turn = run_turn(app, "Say hi", local(server, small=True))
+    assert turn.output == "Hi there!"
+    body = server.requests[0]
+    assert body["grammar"].startswith("root ::= call | text\n")  # text or any call
+    assert "You are Co, a helpful assistant" in system_text(body)  # the short prompt
+    assert "### Response style" not in system_text(body)

@@ -1,0 +1,132 @@
+"""A turn going round in circles ends early, with one readable line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from office_plugin import office_and_mail
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+
+from co_core.agent.loops import FailedCalls, NoAnswer, RepeatedCall
+from co_core.testing import Approvals, run_turn
+from co_core.ui.failures import describe
+
+pytestmark = pytest.mark.usefixtures("co_dirs")
+
+
+def looping(*responses: ModelResponse) -> tuple[Any, list[int]]:
+    """A model that gives ``responses`` in order and then repeats the last one forever."""
+    requests: list[int] = []
+
+    def script(messages: list[Any], info: Any) -> ModelResponse:
+        requests.append(len(requests) + 1)
+        response = responses[min(len(requests), len(responses)) - 1]
+        return ModelResponse(parts=[fresh(part) for part in response.parts])
+
+    return script, requests
+
+
+def fresh(part: Any) -> Any:
+    """The same call with a new id, as a real model gives each call."""
+    return ToolCallPart(part.tool_name, part.args) if isinstance(part, ToolCallPart) else part
+
+
+def call(tool: str, **args: Any) -> ModelResponse:
+    return ModelResponse(parts=[ToolCallPart(tool, args)])
+
+
+def test_the_same_failing_call_again_ends_the_turn(tmp_path: Path) -> None:
+    script, requests = looping(call("read_file", path="missing.txt"))
+    with office_and_mail(cwd=tmp_path) as app, pytest.raises(RepeatedCall) as stopped:
+        run_turn(app, "read missing.txt", script)
+    assert len(requests) == 2  # well before the request limit (25)
+    failure = describe(stopped.value)
+    assert str(failure).startswith(
+        'turn stopped: the model repeated a call that failed: read_file(path="missing.txt"): '
+        "no file 'missing.txt': list_files shows what exists (hint: "
+    )
+    assert "\n" not in str(failure)
+
+
+def test_calls_after_a_run_of_failures_end_the_turn(tmp_path: Path) -> None:
+    script, requests = looping(
+        call("broken", what="a"),
+        call("broken", what="b"),
+        call("read_file", path="nope.txt"),
+        call("broken", what="c"),
+    )
+    with office_and_mail(cwd=tmp_path) as app, pytest.raises(FailedCalls) as stopped:
+        run_turn(app, "do things", script)
+    assert len(requests) == 4  # the fourth call is not run
+    assert str(stopped.value) == (
+        "turn stopped: 3 tool calls in a row failed and the model kept going; the last was "
+        "read_file(path=\"nope.txt\"): no file 'nope.txt': list_files shows what exists"
+    )
+
+
+def test_a_success_in_between_resets_the_run(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    script, requests = looping(
+        call("broken", what="a"),
+        call("broken", what="b"),
+        call("list_files", path="."),
+        call("broken", what="c"),
+        ModelResponse(parts=[TextPart("gave up")]),
+    )
+    with office_and_mail(cwd=tmp_path / "work") as app:
+        turn = run_turn(app, "do things", script)
+    assert turn.output == "gave up"
+    assert [c["status"] for c in turn.calls] == ["retry", "retry", "ok", "retry"]
+
+
+def test_a_call_of_a_tool_that_is_not_set_up_is_answered_with_how_to_set_it_up(
+    tmp_path: Path,
+) -> None:
+    script, requests = looping(call("list_emails"))
+    with office_and_mail(cwd=tmp_path) as app:
+        turn = run_turn(app, "check my email", script)
+    assert turn.output == "Mail is not signed in: run `co mail login`."
+    assert len(requests) == 1 and turn.calls == []  # nothing ran
+
+
+def test_the_same_holds_for_a_call_written_as_text(tmp_path: Path) -> None:
+    written = ModelResponse(parts=[TextPart('{"name": "list_emails", "arguments": {}}')])
+    script, requests = looping(written)
+    with office_and_mail(cwd=tmp_path) as app:
+        turn = run_turn(app, "check my email", script)
+    assert turn.output == "Mail is not signed in: run `co mail login`."
+    assert len(requests) == 1
+
+
+def test_repeating_a_denied_call_ends_the_turn(tmp_path: Path) -> None:
+    script, requests = looping(call("draft_email", to="bob@example.org", body="hi"))
+    with (
+        office_and_mail({"mail": {"token": "t"}}, cwd=tmp_path) as app,
+        pytest.raises(RepeatedCall, match='draft_email\\(to="bob@example.org", body="hi"\\)'),
+    ):
+        run_turn(app, "mail bob", script, approvals=Approvals(False, reason="not now"))
+    assert len(requests) == 2
+
+
+def test_two_empty_answers_end_the_turn(tmp_path: Path) -> None:
+    script, requests = looping(ModelResponse(parts=[TextPart("")]))
+    with office_and_mail(cwd=tmp_path) as app, pytest.raises(NoAnswer) as stopped:
+        run_turn(app, "Say hi", script)
+    assert len(requests) == 2
+    assert str(describe(stopped.value)) == (
+        "turn stopped: the model gave an empty answer twice "
+        "(hint: try again, or a larger model (--model))"
+    )
+
+
+def test_the_same_call_a_third_time_in_a_row_ends_the_turn(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    script, requests = looping(call("list_files", path="."))
+    with office_and_mail(cwd=tmp_path / "work") as app, pytest.raises(RepeatedCall) as stopped:
+        run_turn(app, "what is here?", script)
+    assert len(requests) == 3
+    assert str(stopped.value) == (
+        'turn stopped: the model made the same call 3 times in a row: list_files(path=".")'
+    )
