@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo
 
 from co_core.testing import make_app, run_turn, script_calls
 
@@ -47,6 +49,19 @@ def turn_in(workspace: Path, settings: dict[str, Any], *calls: tuple[str, dict[s
     return run_turn(app, "go", script_calls(*calls), headless=True)
 
 
+def all_at_once(*calls: tuple[str, dict[str, Any]]) -> Any:
+    """The model asks for every call in one response (Co's loop guard stops a model that
+    keeps calling after three failures in a row, so one call per step would end early)."""
+    relay = script_calls()  # no calls of its own: answers with the results it has seen
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if not any(isinstance(m, ModelResponse) for m in messages):
+            return ModelResponse(parts=[ToolCallPart(tool, dict(args)) for tool, args in calls])
+        return relay(messages, info)
+
+    return script
+
+
 # -- paths: one file, many spellings --------------------------------------------------------
 
 
@@ -68,7 +83,8 @@ def test_a_read_deny_rule_holds_for_every_spelling_of_the_path(
 ) -> None:
     deny = {"policy": {"rules": [{"match": "fs:read:secrets/**", "effect": "deny"}]}}
     calls = [("read_file", {"path": path}) for path in spellings(workspace)]
-    turn = turn_in(workspace, deny, *calls)
+    app = make_app({"shell": {"sandbox": "bubblewrap"}, **deny}, cwd=workspace)
+    turn = run_turn(app, "go", all_at_once(*calls), headless=True)
     assert SECRET not in turn.output
     assert [(c["permission"], c["status"]) for c in turn.calls] == [
         ("fs:read:secrets/x", "denied")
@@ -245,7 +261,11 @@ def test_a_denied_folder_of_notes_holds_for_every_name(
         unicodedata.normalize("NFC", "Private/Café"),
         unicodedata.normalize("NFD", "café"),
     ]
-    turn = note_turn(vault, tmp_path, deny, *[("read_note", {"name": n}) for n in names])
+    app = make_app(
+        {"obsidian": {"vault_path": str(vault)}, "policy": {"rules": deny}}, cwd=tmp_path
+    )
+    calls = [("read_note", {"name": n}) for n in names]
+    turn = run_turn(app, "go", all_at_once(*calls), headless=True)
     assert SECRET not in turn.output
     assert {c["status"] for c in turn.calls} == {"denied"}
     assert {c["permission"] for c in turn.calls} == {
