@@ -304,7 +304,7 @@ def _deny(match: str, reason: str) -> dict[str, Any]:
 
 NOTES_WRITE = ("obsidian:write:**",)
 FILES_WRITE = ("fs:write:**",)
-SHELL = ("shell:exec:**",)
+SHELL = ("shell:exec:**", "python:run:**")  # commands and Python, the two exec tools
 
 TASKS: list[Task] = [
     # plain chat: answered, no tool
