@@ -34,13 +34,13 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestParameters, StreamedResponse
-from pydantic_ai.models.test import TestStreamedResponse
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from co_core.agent.grammar import CALL_CLOSE, CALL_OPEN, parse_call, tool_call_grammar
 from co_core.agent.toolbox import latest_prompt
+from co_core.agent.whole import replay
 from co_core.sessions.tokens import text_tokens
 
 LOCAL_TOOL_BUDGET = 250  # tokens of tool signatures per request: prompt work is slow on a CPU
@@ -205,12 +205,12 @@ class ConstrainedModel(WrapperModel):
     ) -> AsyncIterator[StreamedResponse]:
         # A call must be whole before it is shown: answers come whole, replayed as a stream.
         response = await self.request(messages, model_settings, model_request_parameters)
-        yield _Replayed(
-            model_request_parameters=model_request_parameters,
-            _model_name=response.model_name or self.model_name,
-            _structured_response=response,
-            _messages=messages,
-            _provider_name=self.system,
+        yield replay(
+            response,
+            messages,
+            model_request_parameters,
+            model_name=self.model_name,
+            system=self.system,
         )
 
 
@@ -222,12 +222,3 @@ def as_calls(response: ModelResponse, tools: Sequence[ToolDefinition]) -> ModelR
         return response
     name, args = found
     return dataclasses.replace(response, parts=[ToolCallPart(name, args)])
-
-
-class _Replayed(TestStreamedResponse):
-    """A complete response replayed as stream events, with the server's real usage."""
-
-    async def _get_event_iterator(self) -> Any:
-        async for event in super()._get_event_iterator():
-            yield event
-        self._usage = self._structured_response.usage

@@ -75,17 +75,10 @@ def compat_model(
 
     from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior
     from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.models.test import TestStreamedResponse
     from pydantic_ai.profiles.openai import OpenAIModelProfile
     from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
 
-    class WholeResponse(TestStreamedResponse):
-        """A complete response replayed as stream events, with the server's real usage."""
-
-        async def _get_event_iterator(self) -> Any:
-            async for event in super()._get_event_iterator():
-                yield event
-            self._usage = self._structured_response.usage
+    from co_core.agent.whole import replay
 
     class CompatChatModel(OpenAIChatModel):
         no_stream_with_tools = not stream_tools
@@ -119,13 +112,7 @@ def compat_model(
                         raise
                     self.no_stream_with_tools = True
             response = await self.request(messages, model_settings, params)
-            yield WholeResponse(
-                model_request_parameters=params,
-                _model_name=response.model_name or self.model_name,
-                _structured_response=response,
-                _messages=messages,
-                _provider_name=self.system,
-            )
+            yield replay(response, messages, params, model_name=self.model_name, system=self.system)
 
     provider = OpenAICompatibleProvider(system, base_url=base_url, api_key=api_key or "none")
     # Local servers read ``max_tokens`` (llama-cpp-python ignores ``max_completion_tokens``).
