@@ -16,6 +16,7 @@ What was sent, and why, is kept for ``/context``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -227,7 +228,9 @@ class Toolbox(AbstractCapability[CoDeps]):
         for tool_def in tool_defs:
             self._all[tool_def.name] = tool_def
         offered = [
-            _compact(d) for d in tool_defs if d.name == FIND_TOOLS or self._blocked(d.name) is None
+            _compact(d)
+            for d in tool_defs
+            if d.name == FIND_TOOLS or self.blocked_call(d.name) is None
         ]
         plain = [d for d in offered if d.name != FIND_TOOLS]
         # A tiny model does not search for tools (Co picks them: co_core.agent.guide).
@@ -274,21 +277,14 @@ class Toolbox(AbstractCapability[CoDeps]):
                     self.unsent.add(part.tool_call_id)
         return response
 
-    def _blocked(self, name: str) -> str | None:
+    def blocked_call(self, name: str) -> str | None:
+        """Why a call of ``name`` cannot work (its plugin is not set up), or None."""
         spec = self.specs.get(name)
         return self.ready.blocks(spec) if spec is not None else None
 
-    def risk(self, name: str) -> str | None:
-        spec = self.specs.get(name)
-        return spec.risk if spec is not None else None
-
-    def blocked_call(self, name: str) -> str | None:
-        """Why a call of ``name`` cannot work (its plugin is not set up), or None."""
-        return self._blocked(name)
-
     def note_call(self, name: str) -> None:
         """The model called a ready tool it was not sent: offer it from the next step."""
-        if name in self._all and self._blocked(name) is None and name != FIND_TOOLS:
+        if name in self._all and self.blocked_call(name) is None and name != FIND_TOOLS:
             self.wanted.add(name)
 
     def rank_all(self, query: Mapping[str, float]) -> list[tuple[str, float]]:
@@ -344,9 +340,9 @@ class Toolbox(AbstractCapability[CoDeps]):
 
 
 def _compact(tool_def: ToolDefinition) -> ToolDefinition:
-    from dataclasses import replace
-
-    return replace(tool_def, parameters_json_schema=compact_schema(tool_def.parameters_json_schema))
+    return dataclasses.replace(
+        tool_def, parameters_json_schema=compact_schema(tool_def.parameters_json_schema)
+    )
 
 
 def _first_line(text: str | None) -> str:
