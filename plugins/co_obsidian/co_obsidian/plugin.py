@@ -6,23 +6,32 @@ first needs them, so ``co --help`` and ``co status`` stay light.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from co_core import hookimpl
 from co_obsidian.keys import VAULT
+
+if TYPE_CHECKING:
+    from co_core import (
+        ResourceRegister,
+        Settings,
+        SettingsRegister,
+        StatusCheckRegister,
+        ToolRegister,
+    )
 
 _TOOLS = "co_obsidian.tools"
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: SettingsRegister) -> None:
     from co_obsidian.settings import ObsidianSettings
 
     register("obsidian", ObsidianSettings)
 
 
 @hookimpl
-def register_tools(register: Any) -> None:
+def register_tools(register: ToolRegister) -> None:
     register(f"{_TOOLS}:search_notes", risk="read", permission="obsidian:search:{query}")
     register(f"{_TOOLS}:list_notes", risk="read", permission="obsidian:list:{folder}")
     # Keys name the note a call touches (its resolved vault path), however it was typed.
@@ -56,20 +65,22 @@ def _vault_check(settings: Any) -> Any:
 
 
 @hookimpl
-def register_deps(register: Any) -> None:
+def register_deps(register: ResourceRegister) -> None:
     register(VAULT, _make_index)
 
 
 @hookimpl
-def register_status_checks(register: Any) -> None:
+def register_status_checks(register: StatusCheckRegister) -> None:
     register("obsidian vault", _vault_check, timeout=3)
 
 
 @hookimpl
-def plugin_ready(settings: Any) -> str | None:
+def plugin_ready(settings: Settings) -> str | None:
     from pathlib import Path
 
-    raw = settings.section("obsidian").vault_path
+    from co_obsidian.settings import ObsidianSettings
+
+    raw = settings.section(ObsidianSettings).vault_path
     fix = "`co config set obsidian.vault_path ~/Notes` (your vault's folder)"
     if not raw:
         return f"no Obsidian vault is set: run {fix}"

@@ -6,21 +6,30 @@ first use.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from co_core import hookimpl
 from co_shell.keys import SANDBOX
 
+if TYPE_CHECKING:
+    from co_core import (
+        ResourceRegister,
+        Settings,
+        SettingsRegister,
+        StatusCheckRegister,
+        ToolRegister,
+    )
+
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: SettingsRegister) -> None:
     from co_shell.settings import ShellSettings
 
     register("shell", ShellSettings)
 
 
 @hookimpl
-def register_tools(register: Any) -> None:
+def register_tools(register: ToolRegister) -> None:
     # Keys name what a call will touch: resolved paths, a hash of the Python that runs.
     read, write = "co_shell.targets:reading", "co_shell.targets:writing"
     shell, files = "co_shell.shell_tools", "co_shell.file_tools"
@@ -46,20 +55,22 @@ def sandbox_factory(settings: Any, deps: Any) -> Any:
 
 
 @hookimpl
-def register_deps(register: Any) -> None:
+def register_deps(register: ResourceRegister) -> None:
     register(SANDBOX, sandbox_factory)
 
 
 @hookimpl
-def register_status_checks(register: Any) -> None:
+def register_status_checks(register: StatusCheckRegister) -> None:
     from co_shell.checks import sandbox_check
 
     register("sandbox", sandbox_check, timeout=6)
 
 
 @hookimpl
-def system_instructions(settings: Any) -> str | None:
-    shell = settings.section("shell")
+def system_instructions(settings: Settings) -> str | None:
+    from co_shell.settings import ShellSettings
+
+    shell = settings.section(ShellSettings)
     text = (
         "Workspace tools: list_files, read_file, write_file, edit_file work on paths relative "
         "to the user's working directory; run_shell_command and run_python run there "
@@ -90,9 +101,11 @@ def _backend_missing(backend: str) -> str | None:
 
 
 @hookimpl
-def plugin_ready(settings: Any) -> dict[str, str] | None:
+def plugin_ready(settings: Settings) -> dict[str, str] | None:
     # Only the commands need a sandbox; the file tools work on the workspace directly.
-    shell = settings.section("shell")
+    from co_shell.settings import ShellSettings
+
+    shell = settings.section(ShellSettings)
     problem = _backend_missing(shell.sandbox)
     if problem is None or (shell.fallback and _backend_missing(shell.fallback) is None):
         return None
@@ -109,9 +122,11 @@ def plugin_ready(settings: Any) -> dict[str, str] | None:
 
 # docs: prompt_markers
 @hookimpl
-def prompt_markers(settings: Any) -> str | None:
+def prompt_markers(settings: Settings) -> str | None:
     # Loud where the user looks: commands would run on the bare machine.
-    if settings.section("shell").sandbox == "none":
+    from co_shell.settings import ShellSettings
+
+    if settings.section(ShellSettings).sandbox == "none":
         return "no-sandbox"
     return None
 

@@ -5,21 +5,32 @@ Kept light: slack_sdk and pydantic-ai load only when a tool or check actually ru
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from co_core import hookimpl
 from co_slack.keys import SLACK
 
+if TYPE_CHECKING:
+    import typer
+
+    from co_core import (
+        ResourceRegister,
+        Settings,
+        SettingsRegister,
+        StatusCheckRegister,
+        ToolRegister,
+    )
+
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: SettingsRegister) -> None:
     from co_slack.settings import SlackSettings
 
     register("slack", SlackSettings)
 
 
 @hookimpl
-def register_tools(register: Any) -> None:
+def register_tools(register: ToolRegister) -> None:
     register("co_slack.tools:list_slack_channels", risk="read", permission="slack:list")
     # Keys name the channel as #name however it was typed (co_slack.targets).
     channel = "co_slack.targets:channel"
@@ -40,21 +51,21 @@ def register_tools(register: Any) -> None:
 
 
 @hookimpl
-def register_deps(register: Any) -> None:
+def register_deps(register: ResourceRegister) -> None:
     from co_slack.connection import make_connection
 
     register(SLACK, make_connection)
 
 
 @hookimpl
-def register_status_checks(register: Any) -> None:
+def register_status_checks(register: StatusCheckRegister) -> None:
     from co_slack.status import CHECK_TIMEOUT, slack_check
 
     register("slack", slack_check, timeout=CHECK_TIMEOUT + 1)
 
 
 @hookimpl
-def register_commands(app: Any) -> None:
+def register_commands(app: typer.Typer) -> None:
     from co_slack.cli import add_commands
 
     add_commands(app)
@@ -62,12 +73,13 @@ def register_commands(app: Any) -> None:
 
 # docs: plugin_ready
 @hookimpl
-def plugin_ready(settings: Any) -> str | None:
+def plugin_ready(settings: Settings) -> str | None:
     # The token's presence only; whether Slack accepts it is `co status`'s question.
+    from co_slack.settings import SlackSettings
     from co_slack.token import TokenError, resolve
 
     try:
-        token = resolve(settings.section("slack"), settings.sources.get("slack.bot_token"))
+        token = resolve(settings.section(SlackSettings), settings.sources.get("slack.bot_token"))
     except TokenError as exc:
         return str(exc)
     if token is None:
