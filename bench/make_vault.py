@@ -1,9 +1,11 @@
 """Generate a synthetic Obsidian vault for benchmarks: 10,000 notes, about 50 MB.
 
-Notes have YAML frontmatter (tags as a list, as a string, ``tag:``, some missing or
-malformed), inline and nested ``#tags``, ``[[wikilinks]]``, headings, code blocks, URLs,
-and text in several languages (English, French, German, Spanish, Russian, Japanese,
-Chinese, with emoji). A few marker words are planted at known rates so benchmark queries
+Notes have YAML frontmatter (tags as a list, as a string, ``tag:``, ``Tags:``, aliases,
+some with ``/``, some missing or malformed), inline and nested ``#tags``,
+``[[wikilinks]]`` and heading links (``[[#Section 2]]``), headings, code blocks (some
+fenced with four backticks around three, some in callouts), block ids, URLs, and text
+in several languages (English, French, German, Spanish, Russian, Japanese, Chinese,
+with emoji). A few marker words are planted at known rates so benchmark queries
 have predictable answers. Deterministic for a given ``--seed``.
 
     uv run python bench/make_vault.py /tmp/vault --notes 10000
@@ -45,6 +47,12 @@ EMOJI = ["🍕", "🚀", "✅", "📚", "🎉", "☕", "🔥"]
 TAGS = ["work", "personal", "idea", "project/alpha", "project/beta", "reading", "travel", "日本"]
 FOLDERS = ["", "daily", "projects", "projects/alpha", "reading", "travel", "archive", "people"]
 
+CODE = [
+    "\n```python\n# not_a_tag\nprint('index search')\n```\n",
+    "\n````markdown\n```yaml\ntags: [#not_a_tag]\n```\n````\n",
+    "\n> [!note] Code in a callout\n> ```\n> #not_a_tag [[Not a link]]\n> ```\n\n",
+]
+
 # planted marker words: (word, probability a note contains it)
 MARKERS = [("zanzibar", 0.002), ("quokka", 0.01), ("xylophone", 0.05)]
 
@@ -85,6 +93,9 @@ def note(rng: random.Random, index: int, names: list[str], size: int) -> str:
         parts.append("---\ntag: %s\n---\n" % (tags[0] if tags else "misc"))
     elif style < 0.82:
         parts.append("---\ntags: [unclosed\n---\n")  # malformed YAML
+    elif style < 0.86:
+        alias = f"{rng.choice(FOLDERS[1:])}/{rng.choice(EN)}"  # an alias with a slash
+        parts.append(f"---\nTags: {', '.join(tags)}\naliases: [{alias}]\n---\n")
     parts.append(f"# {names[index]}\n\n")
     if rng.random() < 0.5:
         parts.append(f"#{rng.choice(TAGS)} ")
@@ -98,7 +109,9 @@ def note(rng: random.Random, index: int, names: list[str], size: int) -> str:
             section += 1
             block = f"\n## {rng.choice(EN).capitalize()} {section}\n\n"
         elif rng.random() < 0.05:
-            block = "\n```python\n# not_a_tag\nprint('index search')\n```\n"
+            block = rng.choice(CODE)
+        elif rng.random() < 0.05:
+            block = f"See [[#{rng.choice(EN).capitalize()} {section}]] above. ^b{section}\n\n"
         elif rng.random() < 0.1:
             block = f"See [[{rng.choice(names)}]] and https://example.com/page#anchor.\n"
         else:

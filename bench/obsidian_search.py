@@ -11,8 +11,14 @@ Sections (``--only`` picks some):
   warm searches, and the first search after 10 notes were edited.
 - ``after``: back-to-back searches right after the background build finished.
 - ``pages``: pages 1, 10, 50 and 100 of a word in most notes, paged through in order as a
-  model does, and page 100 asked for at once.
-- ``sizes``: the first search on generated 2 MB and 20 MB vaults, against rg.
+  model does, and page 100 asked for at once by a Co that has just started, each against
+  page 1 (the user's rules keep one folder out, as a real session's policy does).
+- ``tags``: ``list_notes(tag=…)`` on a generated 50,000-note vault: the first page, the
+  same again, the second, the tenth and the last.
+- ``parse``: what reading notes costs per MB of Markdown: Co's parser (markdown-it-py
+  with Co's Obsidian plugins) against the regular expressions before it (``--before``, a
+  git revision), markdown-it-py and mistune alone (mistune only where it is installed).
+- ``sizes``: the first search on generated 1 MB (190 notes), 2 MB and 20 MB vaults, against rg.
 - ``ask``: five ``co ask`` processes in a row on a generated 40 MB vault, each asking a
   scripted model that searches once (``--think`` seconds per reply, as a model would
   take), and how much of the index each leaves behind; then whether a search after the
@@ -52,6 +58,7 @@ QUERIES = [
     "привет мир",
 ]
 HERE = Path(__file__).resolve().parent
+BEFORE = "be3b27a"  # the regular-expression parser Co used before markdown-it-py
 
 
 def first_word(query: str) -> str:
@@ -94,10 +101,11 @@ def ask_model() -> Any:
 
 
 class Bench:
-    def __init__(self, vault: Path, runs: int, think: float) -> None:
+    def __init__(self, vault: Path, runs: int, think: float, before: str = BEFORE) -> None:
         self.vault = vault
         self.runs = runs
         self.think = think
+        self.before = before
         self.tmp = Path(tempfile.mkdtemp(prefix="co-bench-"))
         for kind in ("config", "data", "cache"):
             (self.tmp / kind).mkdir()
@@ -117,9 +125,18 @@ class Bench:
         from pydantic_ai.usage import RunUsage
 
         from co_core.kernel.app import load_app
+        from co_core.policy.engine import PolicyEngine
 
         os.environ["OBSIDIAN_VAULT_PATH"] = str(vault or self.vault)
-        deps = load_app(self.tmp).make_deps(self.tmp)
+        app = load_app(self.tmp)
+        deps = app.make_deps(self.tmp)
+        # a session's real policy, keeping one folder from being read: searches and
+        # listings ask it about every note they would show
+        engine = PolicyEngine.from_app(app, workspace=self.tmp, audit=False)
+        engine.grant_session("obsidian:read:archive/**", effect="deny")
+        deps.policy = engine.allows
+        if hasattr(deps, "policy_version"):
+            deps.policy_version = lambda: engine.version
         # as Co's session does once the agent is ready: what start-up built is left out
         # of later collections, so no full collection lands in a timed search
         gc.collect()
@@ -139,7 +156,8 @@ class Bench:
 
     @staticmethod
     def wait_built(ctx: Any) -> None:
-        builder = ctx.deps.resource("obsidian_index").index()._builder
+        """Until the background build (or the check of a restarted Co) is done."""
+        builder = ctx.deps.resource("obsidian.index").index()._builder
         if builder is not None:
             builder.join()
 
@@ -159,7 +177,7 @@ class Bench:
             for _ in range(self.runs):
                 # a repeated query would be answered from the hits kept for its next
                 # pages: each warm search starts afresh, as a new query would
-                ctx.deps.resource("obsidian_index").index()._pages.clear()
+                ctx.deps.resource("obsidian.index").index()._pages.clear()
                 warms.append(self.timed(ctx, query))
             ctx.deps.close()
             warm = statistics.median(w[0] for w in warms)
@@ -236,35 +254,137 @@ class Bench:
         )
 
     def pages(self) -> None:
-        """Pages of a word in most notes, paged through in order, and page 100 at once."""
+        """Pages of a word in most notes, paged through in order, and page 100 at once by
+        a Co that has just started; each against page 1 (CPU time, median of the runs)."""
         self.fresh_cache()
         ctx = self.ctx()
-        self.timed(ctx, "project")
+        self.timed(ctx, "zanzibar")
         self.wait_built(ctx)
-        shown = {}
-        for page in range(1, 101):
-            wall, _hits, cpu = self.timed(ctx, "project", page)
-            if page in (1, 10, 50, 100):
-                shown[page] = (wall, cpu)
+        index = ctx.deps.resource("obsidian.index").index()
+        runs: dict[int, list[tuple[float, float]]] = {p: [] for p in (1, 10, 50, 100)}
+        for _ in range(self.runs):
+            index._pages.clear()  # the query afresh
+            for page in range(1, 101):
+                wall, _hits, cpu = self.timed(ctx, "project", page)
+                if page in runs:
+                    runs[page].append((wall, cpu))
         ctx.deps.close()
-        ctx = self.ctx()
-        self.timed(ctx, "zanzibar")  # the index is open and fresh
-        direct = self.timed(ctx, "project", 100)
+        direct = []
+        for _ in range(self.runs):
+            ctx = self.ctx()  # a Co that has just started: nothing kept
+            self.timed(ctx, "zanzibar")
+            self.wait_built(ctx)  # the index open, its check for changes done
+            ctx.deps.resource("obsidian.index").index()._pages.clear()
+            direct.append(self.timed(ctx, "project", 100))
+            ctx.deps.close()
+        first = statistics.median(c for _w, c in runs[1])
+        print("\npages of 'project' (a word in most notes), wall / CPU ms, CPU against page 1:")
+        for page, timings in runs.items():
+            wall = statistics.median(w for w, _c in timings)
+            cpu = statistics.median(c for _w, c in timings)
+            print(
+                f"  page {page:>3}, in order: {wall * 1000:6.1f} / {cpu * 1000:5.1f}  {cpu / first:4.2f}x"
+            )
+        wall = statistics.median(w for w, _h, _c in direct)
+        cpu = statistics.median(c for _w, _h, c in direct)
+        print(f"  page 100, at once:  {wall * 1000:6.1f} / {cpu * 1000:5.1f}  {cpu / first:4.2f}x")
+
+    def tags(self) -> None:
+        """``list_notes(tag=…)`` on a generated 50,000-note vault, in a Co that has just
+        started (its index complete): the first page, asked again, the second, the tenth
+        and the last (CPU ms)."""
+        from co_obsidian.tools import list_notes
+
+        vault = self.tmp / "vault-50k"
+        make_vault(vault, 50_000, avg_bytes=400)
+        self.fresh_cache()
+        ctx = self.ctx(vault)
+        started = time.perf_counter()
+        ctx.deps.resource("obsidian.index").index().refresh()
+        built = time.perf_counter() - started
         ctx.deps.close()
-        print("\npages of 'project' (a word in most notes), in order, wall / CPU ms:")
+        ctx = self.ctx(vault)  # a Co that has just started: answers while it checks
+        wall, hits, _cpu = self.timed(ctx, "zanzibar")
+        index = ctx.deps.resource("obsidian.index").index()
+        answered = getattr(index, "answered_by", "?")
+        started = time.perf_counter()
+        self.wait_built(ctx)
+        checked = time.perf_counter() - started + wall
+        ctx.deps.close()
         print(
-            "  "
-            + ", ".join(f"page {p} {w * 1000:.1f} / {c * 1000:.1f}" for p, (w, c) in shown.items())
+            f"\n{vault.name}: index built in {built:.0f} s; the first search of a Co that"
+            f" has just started: {wall * 1000:.0f} ms ({hits} hits, answered by {answered};"
+            f" its check of every note done after {checked:.1f} s)"
         )
-        print(f"  page 100 asked for at once: {direct[0] * 1000:.0f} / {direct[2] * 1000:.0f}")
+        print("list_notes(tag=...), each tag in a Co that has just started, CPU ms:")
+        for tag in ("project", "travel", "project/alpha"):
+            ctx = self.ctx(vault)  # a Co that has just started
+            timings = {}
+            for label, page in (("page 1", 1), ("again", 1), ("page 2", 2), ("page 10", 10)):
+                cpu = time.thread_time()
+                result = list_notes(ctx, tag=tag, page=page)
+                timings[label] = time.thread_time() - cpu
+            last = max(1, -(-(result.count or 0) // 50))
+            cpu = time.thread_time()
+            list_notes(ctx, tag=tag, page=last)
+            timings[f"last ({last})"] = time.thread_time() - cpu
+            self.wait_built(ctx)
+            ctx.deps.close()
+            shown = ", ".join(f"{k} {v * 1000:.0f}" for k, v in timings.items())
+            print(f"  #{tag} ({result.count:,} notes): {shown}")
+
+    def parse(self) -> None:
+        """Parse cost per MB of Markdown (CPU), on the vault's notes (up to 10 MB)."""
+        from co_obsidian.parse import parse_note
+        from markdown_it import MarkdownIt
+
+        texts: list[str] = []
+        size = 0
+        for path in sorted(self.vault.rglob("*.md")):
+            texts.append(path.read_text(encoding="utf-8", errors="replace"))
+            size += len(texts[-1].encode())
+            if size > 10_000_000:
+                break
+        megabytes = size / 1e6
+        parsers: dict[str, Any] = {"Co's parser (markdown-it-py + Obsidian plugins)": parse_note}
+        before = _parser_at(self.before)
+        if before is not None:
+            parsers[f"the regular expressions before ({self.before})"] = before
+        plain = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+        parsers["markdown-it-py alone (CommonMark + tables)"] = lambda text, _stem: plain.parse(
+            text
+        )
+        try:
+            import mistune
+
+            ast = mistune.create_markdown(renderer=None, plugins=["table", "strikethrough"])
+            parsers["mistune alone (AST + tables)"] = lambda text, _stem: ast(text)
+        except ImportError:
+            print("(mistune is not installed: `uv pip install mistune` to compare it)")
+        costs = {}
+        for name, parse in parsers.items():
+            best = float("inf")
+            for _ in range(self.runs):
+                cpu = time.thread_time()
+                for text in texts:
+                    parse(text, "note")
+                best = min(best, time.thread_time() - cpu)
+            costs[name] = best / megabytes
+        print(
+            f"\nparse cost on {len(texts):,} notes, {megabytes:.1f} MB (CPU, best of {self.runs}):"
+        )
+        base = next((v for k, v in costs.items() if k.startswith("the regular")), None)
+        for name, cost in costs.items():
+            against = f"  {cost / base:4.1f}x the regular expressions" if base else ""
+            print(f"  {name:52} {cost * 1000:6.1f} ms/MB{against}")
 
     def sizes(self) -> None:
-        """First search on generated 2 MB and 20 MB vaults."""
+        """First search on generated 1 MB (190 notes), 2 MB and 20 MB vaults."""
         print(
             f"\n{'vault':>8} {'notes':>6} {'rg ms':>7} {'first ms':>9} {'x rg':>5}"
             f" {'rg CPU':>7} {'first CPU':>10} {'x rg':>5} {'index s':>8}"
         )
-        for megabytes, notes in ((2, 380), (20, 3800)):
+        for megabytes, notes in ((1, 190), (2, 380), (20, 3800)):
             vault = self.tmp / f"vault-{megabytes}mb"
             make_vault(vault, notes)
             for query in ("zanzibar", "quokka project"):
@@ -312,8 +432,8 @@ class Bench:
             print(f"  run {run}: {wall:.1f} s, the index holds {held} of {total} notes")
         ctx = self.ctx(vault)
         wall = self.timed(ctx, "zanzibar")[0]
-        index = ctx.deps.resource("obsidian_index").index()
-        answered = "the index" if index._builder is None else "rg (index not complete)"
+        index = ctx.deps.resource("obsidian.index").index()
+        answered = "the index" if index.answered_by == "index" else "rg (index not complete)"
         ctx.deps.close()
         print(f"  a search after the 5th: {wall * 1000:.1f} ms, answered by {answered}")
 
@@ -331,15 +451,38 @@ def indexed(cache: Path) -> int:
     return count
 
 
-def make_vault(path: Path, notes: int) -> None:
+def make_vault(path: Path, notes: int, avg_bytes: int | None = None) -> None:
+    more = ["--avg-bytes", str(avg_bytes)] if avg_bytes else []
     subprocess.run(
-        [sys.executable, str(HERE / "make_vault.py"), str(path), "--notes", str(notes)],
+        [sys.executable, str(HERE / "make_vault.py"), str(path), "--notes", str(notes), *more],
         check=True,
         stderr=subprocess.DEVNULL,
     )
 
 
-SECTIONS = ("search", "after", "pages", "sizes", "ask")
+def _parser_at(revision: str) -> Any:
+    """``parse_note`` of co_obsidian/parse.py as it was at ``revision`` (None without
+    git or that revision)."""
+    import types
+
+    try:
+        source = subprocess.run(
+            ["git", "show", f"{revision}:plugins/co_obsidian/co_obsidian/parse.py"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        print(f"(no parser at git revision {revision!r} to compare with)")
+        return None
+    module = types.ModuleType("parse_before")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"{revision}:parse.py", "exec"), module.__dict__)
+    return module.parse_note
+
+
+SECTIONS = ("search", "after", "pages", "tags", "parse", "sizes", "ask")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,6 +491,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", nargs="*", choices=SECTIONS, default=list(SECTIONS))
     parser.add_argument("--think", type=float, default=1.0, help="model seconds a reply (ask)")
+    parser.add_argument(
+        "--before", default=BEFORE, help="git revision of the parser to compare with (parse)"
+    )
     args = parser.parse_args(argv)
     vault = args.vault.resolve()
     if not vault.is_dir():
@@ -360,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(p.stat().st_size for p in vault.rglob("*.md"))
     print(f"vault {vault}: {notes} notes, {size / 1e6:.1f} MB; {os.cpu_count()} CPUs")
     subprocess.run(["rg", "-c", "warmup", str(vault)], stdout=subprocess.DEVNULL)  # page cache
-    bench = Bench(vault, args.runs, args.think)
+    bench = Bench(vault, args.runs, args.think, args.before)
     try:
         for section in SECTIONS:
             if section in args.only:

@@ -4,7 +4,7 @@ Median (and p90) of many runs; the Docker backend (warm container, docker-py ove
 engine socket) is compared with the ``docker exec`` CLI against the same container in
 the same run. Targets: docker warm <= 80 ms, bubblewrap <= 15 ms.
 
-    uv run python bench/shell_latency.py [--runs 50] [--image co-sandbox-test:1]
+    uv run python bench/shell_latency.py [--runs 50] [--image co-sandbox-test:4]
 
 Without ``--image`` the locally built test image is used (built on first run).
 """

@@ -8,8 +8,9 @@ fitting, session store) with the test plugin's ``lookup`` tool, driven by a scri
 model that asks for one call per request (no network, no latency), so the overhead
 measured is the worst case: with a real model, each request adds hundreds of
 milliseconds that tracing does not touch. Off and on turns are interleaved so machine
-noise hits both. Tracing "on" means what ``co chat`` does: Co's spans (co.turn, the run,
-each request, each tool call) into the SQLite exporter behind a BatchSpanProcessor,
+noise hits both. Tracing "on" means what ``co chat`` does: the spans (co.turn, the run,
+each request and each tool call, made by pydantic-ai's instrumentation as Co configures
+it) into the SQLite exporter behind a BatchSpanProcessor,
 secrets redaction and cost computed on its worker thread (its CPU time counts too, since
 the worker shares the machine), flushed inside the timing.
 
@@ -67,13 +68,13 @@ def main() -> None:
         sys.path.insert(0, str(HERE.parent / "tests" / "fixture_plugin"))
 
         from opentelemetry.sdk.trace import TracerProvider
+        from pydantic_ai.capabilities import Instrumentation
 
         from co_core import telemetry
         from co_core.agent.conversation import Conversation
         from co_core.agent.models import ResolvedModel
         from co_core.kernel.app import load_app
         from co_core.telemetry import setup, spans
-        from co_core.telemetry.agent_spans import TracingCapability
         from co_core.testing import scripted_model
 
         def conversation(traced: bool) -> Conversation:
@@ -87,10 +88,8 @@ def main() -> None:
         untraced = conversation(traced=False)
         traced = conversation(traced=True)
         app = traced.app
-        capability = next(
-            part
-            for part in traced.ready().capabilities.parts
-            if isinstance(part, TracingCapability)
+        capability = next(  # pydantic-ai's instrumentation, as Co configures it
+            part for part in traced.ready().capabilities.parts if isinstance(part, Instrumentation)
         )
         tracer = setup.current_provider().get_tracer("co")
         bare_tracer = TracerProvider().get_tracer("co")  # no exporter: spans made, then dropped
@@ -101,7 +100,7 @@ def main() -> None:
             # export's cost is charged to the turn that made it)
             spans.activate(tracers[mode], args.content)
             session = untraced if mode == "off" else traced
-            capability.tracer = tracers[mode] or tracer
+            capability.settings.tracer = tracers[mode] or tracer
             session.history = []
             start, cpu = time.perf_counter(), time.process_time()
             result = asyncio.run(session.run_turn("look up some colours"))

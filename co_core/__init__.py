@@ -35,10 +35,13 @@ if TYPE_CHECKING:
         open_dir_nofollow,
         write_private,
     )
+    from co_core.kernel.processes import ProcessId
     from co_core.kernel.results import ToolResult
     from co_core.kernel.settings import SectionModel, Settings, setting
     from co_core.kernel.status import CheckResult, fail, off, ok, warn
+    from co_core.kernel.tool_context import ModelRetry, ToolContext
     from co_core.kernel.tools import CallRefused, Resolved, Resolver, Risk, ToolCall, ToolSpec
+    from co_core.policy.shell import canonical_shell_command
     from co_core.telemetry.spans import span
     from co_core.undo.state import MAX_KEPT_BYTES
 
@@ -66,9 +69,11 @@ _WHERE = {
         "open_dir_nofollow",
         "write_private",
     ),
+    "co_core.kernel.processes": ("ProcessId",),
     "co_core.kernel.results": ("ToolResult",),
     "co_core.kernel.settings": ("SectionModel", "Settings", "setting"),
     "co_core.kernel.status": ("CheckResult", "fail", "off", "ok", "warn"),
+    "co_core.kernel.tool_context": ("ModelRetry", "ToolContext"),
     "co_core.kernel.tools": (
         "CallRefused",
         "Resolved",
@@ -77,6 +82,7 @@ _WHERE = {
         "ToolCall",
         "ToolSpec",
     ),
+    "co_core.policy.shell": ("canonical_shell_command",),
     "co_core.telemetry.spans": ("span",),
     "co_core.undo.state": ("MAX_KEPT_BYTES",),
 }
@@ -93,6 +99,8 @@ __all__ = [
     "FileChanges",
     "HOOKSPEC_VERSION",
     "MAX_KEPT_BYTES",
+    "ModelRetry",
+    "ProcessId",
     "Resolved",
     "Resolver",
     "ResourceKey",
@@ -107,10 +115,12 @@ __all__ = [
     "StatusCheckRegister",
     "SymlinkInPath",
     "ToolCall",
+    "ToolContext",
     "ToolRegister",
     "ToolResult",
     "ToolSpec",
     "cache_dir",
+    "canonical_shell_command",
     "config_dir",
     "current_app",
     "data_dir",

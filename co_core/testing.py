@@ -9,8 +9,9 @@ Public API for plugin authors (docs/plugins.md, "Testing your plugin"):
 - ``script_calls`` / ``scripted_model`` / ``run_turn``: run one turn through Co's real
   agent with a scripted model (pydantic-ai ``FunctionModel``) while your real tools run;
 - ``Approvals``: answers approval requests in ``run_turn`` and records what was asked;
-- ``audit_entries``: the audit lines (JSONL, redacted) a session wrote;
-- ``status_rows`` / ``run_slash``: your status checks and slash commands as Co runs them;
+- ``audit_entries``: the audit lines (JSONL, redacted) a session wrote, as ``AuditEntry``;
+- ``status_rows`` / ``run_slash``: your status checks (``CheckRow``) and slash commands as
+  Co runs them;
 - ``run_co`` / ``install_fake_plugin`` / ``install_package``: run ``co`` in a subprocess as
   a user would, with a plugin made discoverable through real entry points;
 - ``traced``: Co's traces on for a block, to check the spans your plugin leaves;
@@ -29,20 +30,19 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 import pytest
 
 from co_core.agent.frontend import NoTerminal
 from co_core.kernel.app import App, CoApp, load_app
 from co_core.kernel.deps import CoDeps
+from co_core.kernel.status import CheckRow as CheckRow  # public: what status_rows returns
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
     from pydantic_ai.models.function import AgentInfo, FunctionModel
-
-    from co_core.kernel.status import CheckRow
 
     # A scripted model: the conversation so far in, the model's next response out.
     Script = Callable[[list[ModelMessage], AgentInfo], ModelResponse | Awaitable[ModelResponse]]
@@ -187,7 +187,8 @@ def use_plugin(
 
 
 def status_rows(app: CoApp) -> dict[str, CheckRow]:
-    """``co status`` as data: check name -> row (``.state``, ``.detail``, ``.plugin``)."""
+    """``co status`` as data: check name -> ``CheckRow`` (``.name``, ``.plugin``, ``.state``:
+    "ok", "warn", "fail" or "off", ``.detail``, ``.seconds``), every plugin's checks run."""
     from co_core.kernel.status import collect_status
 
     return {row.name: row for row in collect_status(cast(App, app))}
@@ -287,17 +288,49 @@ def traced(settings: Settings, *, content: bool = False) -> Iterator[None]:
 # -- audit ----------------------------------------------------------------------------------
 
 
-def audit_entries(
-    session_id: str | None = None, *, event: str | None = None
-) -> list[dict[str, object]]:
-    """The audit lines written so far (one session's, or all), optionally one ``event`` kind.
+class AuditEntry(TypedDict, total=False):
+    """One line of the audit trail (docs/policy.md, "Audit trail"), secrets already masked.
 
-    Events: "decision" (the policy's verdict), "answer" (an approval answer), "execution"
-    (a tool run, with ``status`` "ok", "error" or "retry").
+    Every entry has ``time``, ``session``, ``event``, ``call_id``, ``plugin``, ``tool``;
+    the rest depends on the event.
     """
+
+    time: str  # ISO 8601, UTC
+    session: str
+    event: Literal["decision", "answer", "execution"]
+    call_id: str
+    plugin: str
+    tool: str
+    permission: str  # the permission key decided on
+    # "decision": the policy's verdict, before the call runs
+    effect: str  # "allow", "deny", "ask" or "ask_once" ("answer": "allow" or "deny")
+    source: str  # where it came from: a rule level, "plugin", "risk", "grant", "user", ...
+    rule: str | None  # the deciding rule's pattern
+    reason: str | None
+    arguments: dict[str, object]  # as the tool will run with them (resolved)
+    as_written: dict[str, object]  # as the model wrote them, when resolving changed them
+    parts: list[dict[str, object]]  # a shell command's parts, each decided
+    asked_by: str
+    # "answer": the user's answer to an approval prompt
+    scope: str  # "once", "session" or "project"
+    approved: list[str]  # the keys approved (empty: denied)
+    # "execution": the call ran (or tried to)
+    status: Literal["ok", "retry", "error"]
+    duration_ms: float
+    error: str | None  # the error or retry text; None when ok
+
+
+def audit_entries(session_id: str | None = None, *, event: str | None = None) -> list[AuditEntry]:
+    """The audit lines written so far (one session's, or all), optionally one ``event`` kind:
+    "decision" (the policy's verdict), "answer" (an approval answer) or "execution" (a tool
+    run, with ``status`` "ok", "error" or "retry")."""
     from co_core.policy.audit import read_entries
 
-    return [e for e in read_entries(session_id) if event is None or e.get("event") == event]
+    return [
+        cast(AuditEntry, e)
+        for e in read_entries(session_id)
+        if event is None or e.get("event") == event
+    ]
 
 
 # -- scripted models ------------------------------------------------------------------------
@@ -397,17 +430,31 @@ class _ApprovalDesk(NoTerminal):
         return Answer(self.desk.decide(record.call), self.desk.reason, scope)  # type: ignore[arg-type]
 
 
+class CallRecord(TypedDict):
+    """One tool call of a turn, as ``co ask --json`` reports it."""
+
+    tool: str
+    args: dict[str, object]  # as the tool ran with them (resolved)
+    permission: str  # the permission key the policy decided on
+    decision: Literal["allow", "deny", "approved", "denied"]  # by the policy, or the user
+    reason: str  # why, when denied
+    # ok; retry: ModelRetry, the model was asked to fix the call; error: the tool raised;
+    # denied: never ran; interrupted: Ctrl+C; pending: never ended (the turn stopped first)
+    status: Literal["ok", "retry", "error", "denied", "interrupted", "pending"]
+
+
 @dataclass
 class Turn:
     """What one scripted turn did: the final text, each tool call's fate, the session id."""
 
     output: str
-    calls: list[dict[str, object]]
+    calls: list[CallRecord]
     session_id: str
     approvals: Approvals
     messages: list[ModelMessage] = field(default_factory=list)
 
-    def audit(self, event: str | None = None) -> list[dict[str, object]]:
+    def audit(self, event: str | None = None) -> list[AuditEntry]:
+        """This turn's session's audit lines (see ``AuditEntry``)."""
         return audit_entries(self.session_id, event=event)
 
 
@@ -447,7 +494,7 @@ def run_turn(
         raise AssertionError(f"resources failed to close: {problems}")
     return Turn(
         result.output,
-        [record.as_dict() for record in result.calls],
+        [cast(CallRecord, record.as_dict()) for record in result.calls],
         session_id,
         desk,
         list(conversation.history),

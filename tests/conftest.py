@@ -46,12 +46,12 @@ def chat(testplug: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     monkeypatch.setenv("CO_TEST_CLOSED", str(tmp_path / "closed"))
     children: list[pexpect.spawn] = []
 
-    def spawn(*args: str) -> pexpect.spawn:
+    def spawn(*args: str, cwd: Path | None = None) -> pexpect.spawn:
         child = pexpect.spawn(
             CO,
             ["chat", "-m", "function:co_scripts:chat", *args],
             env=dict(os.environ),
-            cwd=str(tmp_path),
+            cwd=str(cwd or tmp_path),
             encoding="utf-8",
             timeout=60,
             dimensions=(40, 120),

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +41,28 @@ def sdk_server(**options: Any) -> dict[str, Any]:
     entry: dict[str, Any] = {"command": sys.executable, "args": [SERVER]}
     entry.update(options)
     return entry
+
+
+@contextmanager
+def http_server(token: str) -> Iterator[str]:
+    """The SDK-built test server over streamable HTTP, answering only ``Bearer <token>``;
+    yields its URL once it accepts connections, and stops it after."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "MCP_TOKEN": token}
+    process = subprocess.Popen([sys.executable, SERVER, "--http", str(port)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
 
 
 def time_server() -> dict[str, Any]:
@@ -144,3 +170,56 @@ def audit_lines(data_dir: Path, session: str = "") -> list[dict[str, Any]]:
         if path.exists()
         for line in path.read_text().splitlines()
     ]
+
+
+class Chat:
+    """One conversation over several turns, as ``co chat`` holds it: one event loop, the
+    MCP servers started once; each turn's model makes the given calls, then answers."""
+
+    def __init__(self, app: Any, workspace: Path, *, headless: bool = True) -> None:
+        import asyncio
+
+        from co_core.ui.render import result_line
+
+        self.user = _User(None)
+        self.lines: list[str] = []  # the terminal's line for each call that ended
+
+        def show(record: Any) -> None:
+            if record.ended:
+                self.lines.append(result_line(record.result, record.status))
+
+        self.user.show = show  # type: ignore[method-assign]
+        app.cwd = workspace
+        self.conversation = Conversation(app, frontend=self.user, headless=headless)
+        self.runner = asyncio.Runner()
+        self.conversation.prepare()
+
+    def turn(self, calls: list[tuple[str, dict[str, Any]]]) -> Any:
+        """The model makes ``calls`` one after another, then says what it got back."""
+        done: list[int] = []
+
+        def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            step = len(done)
+            done.append(step)
+            if step < len(calls):
+                name, args = calls[step]
+                return ModelResponse(parts=[ToolCallPart(name, args)])
+            return ModelResponse(parts=[TextPart(f"turn done after {len(calls)} calls")])
+
+        self.conversation.model = ResolvedModel(scripted_model(script), "scripted")
+        return self.runner.run(self.conversation.run_turn("go"))
+
+    def close(self) -> list[str]:
+        try:
+            return self.conversation.close()
+        finally:
+            self.runner.close()
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -1,8 +1,12 @@
 """A real MCP server over stdio, written with the ``mcp`` SDK, for Co's MCP tests.
 
-Run as ``python mcp_test_server.py [--exit-at-start]``. ``write_note`` appends to the file
-named by ``NOTE_FILE`` so a test can see whether a call really ran; ``crash`` kills the
-process mid-call.
+Run as ``python mcp_test_server.py [--exit-at-start | --hang-at-start]``. ``write_note``
+appends to the file named by ``NOTE_FILE`` so a test can see whether a call really ran;
+``crash`` kills the process mid-call; ``hang`` never answers. With ``STARTS_FILE`` set,
+each start of the process appends its pid there (one start, one ``initialize``).
+``--linger`` keeps the process alive after its client has gone (a server that only stops
+when it is stopped). ``--trace`` adds ``trace_parent``, which answers with the W3C trace
+context the call's request carried in ``_meta`` (how a client's span reaches the server).
 """
 
 from __future__ import annotations
@@ -11,8 +15,12 @@ import os
 import sys
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+if __name__ == "__main__" and os.environ.get("STARTS_FILE"):  # first, before slow imports
+    with Path(os.environ["STARTS_FILE"]).open("a", encoding="utf-8") as starts:
+        starts.write(f"{os.getpid()}\n")
+
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
+from mcp.types import ToolAnnotations  # noqa: E402
 
 server = MCPServer("co-test", version="1.0")
 
@@ -42,6 +50,23 @@ def crash() -> str:
     os._exit(3)
 
 
+@server.tool(description="Wait for something that never comes.")
+async def hang(seconds: float = 3600) -> str:
+    import anyio
+
+    await anyio.sleep(seconds)
+    return "woke up"
+
+
+def trace_parent(ctx: Context) -> str:
+    meta = ctx.request_context.meta or {}
+    return str(meta.get("traceparent") or "none")
+
+
+if "--trace" in sys.argv:
+    server.tool(description="The trace context this request carried.")(trace_parent)
+
+
 def serve_http(port: int, token: str) -> None:
     """Streamable HTTP on 127.0.0.1:PORT/mcp, answering only ``Authorization: Bearer TOKEN``."""
     import uvicorn
@@ -60,6 +85,10 @@ def serve_http(port: int, token: str) -> None:
 
 
 if __name__ == "__main__":
+    if "--hang-at-start" in sys.argv:
+        import time
+
+        time.sleep(3600)
     if "--exit-at-start" in sys.argv:
         print("test server: refusing to start", file=sys.stderr)
         sys.exit(1)
@@ -67,3 +96,7 @@ if __name__ == "__main__":
         serve_http(int(sys.argv[sys.argv.index("--http") + 1]), os.environ["MCP_TOKEN"])
     else:
         server.run("stdio")
+        if "--linger" in sys.argv:
+            import time
+
+            time.sleep(3600)

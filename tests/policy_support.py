@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from co_core import hookimpl
+from co_core import canonical_shell_command, hookimpl
 from co_core.kernel import trust
 from co_core.kernel.tools import ToolCall
 from co_core.policy import PolicyEngine
@@ -63,10 +63,13 @@ def build_app(
     opinions: dict[str, str] | None = None,
     other_opinions: dict[str, str] | None = None,
     tools: dict | None = None,
+    presets: list[str] | None = None,
 ) -> Any:
     settings: dict[str, Any] = {}
     if user_rules is not None:
         settings["policy"] = {"rules": user_rules}
+    if presets is not None:
+        settings.setdefault("policy", {})["presets"] = presets
     if project_rules is not None:
         (project / ".co").mkdir(exist_ok=True)
         (project / ".co" / "policy.json").write_text(json.dumps({"rules": project_rules}))
@@ -100,5 +103,9 @@ def engine_for(project: Path, **options: Any) -> PolicyEngine:
 
 
 def call(engine: PolicyEngine, tool: str, **args: Any) -> ToolCall:
+    """The call as Co decides it. ``run_shell`` spells its command as co-shell's resolver
+    does (``canonical_shell_command``): the text a shell tool runs is the one decided."""
     spec = engine.specs[tool]
+    if spec.permission.startswith("shell:exec:") and isinstance(args.get("cmd"), str):
+        args = {**args, "cmd": canonical_shell_command(args["cmd"])}
     return ToolCall(tool, spec.plugin, args, spec.permission_key(args), spec.risk)

@@ -94,3 +94,22 @@ def tool_turn(prompt: str, call_id: str, output: str) -> list[ModelMessage]:
         ModelRequest(parts=[ToolReturnPart("read_note", output, tool_call_id=call_id)]),
         ModelResponse(parts=[TextPart(f"done {call_id}")]),
     ]
+
+
+def searched_turns(turns: int = 250) -> list[ModelMessage]:
+    """A long saved session: prompt, search call, ~1 KB of its output, answer a turn
+    (250 turns: 1,000 messages, as bench/sessions.py builds)."""
+    messages: list[ModelMessage] = []
+    line = "src/module.py:12: def handler(event): return event.payload\n"
+    for n in range(turns):
+        messages += [
+            ModelRequest(parts=[UserPromptPart(f"question {n}: where is the handler defined?")]),
+            ModelResponse(parts=[ToolCallPart("search", {"query": f"handler {n}"}, f"call-{n}")]),
+            ModelRequest(
+                parts=[
+                    ToolReturnPart("search", f"result {n}: " + line * 16, tool_call_id=f"call-{n}")
+                ]
+            ),
+            ModelResponse(parts=[TextPart(f"It is in src/module.py line 12 (turn {n}).")]),
+        ]
+    return messages

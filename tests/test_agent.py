@@ -327,6 +327,34 @@ def test_cancelled_turn_leaves_no_dangling_tool_call() -> None:
     assert calls and calls <= returns
     prompts = [p.content for m in seen for p in m.parts if isinstance(p, UserPromptPart)]
     assert prompts == ["wait", "next"]  # the cancelled question stays in the conversation
+    said = [p.content for m in seen for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert said == ["Interrupted by user."]
+
+
+def test_a_turn_ended_by_a_failing_tool_stores_the_failure_not_an_interruption() -> None:
+    """Ctrl+C is "Interrupted by user."; a tool that failed says how it failed."""
+    from co_core.sessions.history import INTERRUPTED
+    from co_core.sessions.store import SessionStore
+
+    tries = iter(range(10))
+
+    def script(messages: list, info: Any) -> ModelResponse:
+        if last_user_text(messages) == "try":  # a new value each time: not a repeated call
+            return ModelResponse(parts=[ToolCallPart("always_wrong", {"value": f"v{next(tries)}"})])
+        return ModelResponse(parts=[TextPart("fine")])
+
+    session = session_with(script)
+    with pytest.raises(UnexpectedModelBehavior):
+        turn(session, "try")
+    assert session.recorder is not None
+    with SessionStore() as store:
+        stored = store.load(session.recorder.info.id)
+    returns = [p for m in stored for p in m.parts if isinstance(p, ToolReturnPart)]
+    [last] = [p for p in returns if p.outcome != "retried"]  # v0, v1 were retried
+    assert last.outcome == "failed"
+    assert last.content.startswith("The tool failed: Tool 'always_wrong' exceeded max retries")
+    assert INTERRUPTED not in str(stored)
+    assert turn(session, "next").output == "fine"  # the history is valid for the next turn
 
 
 def test_patch_dangling_answers_unanswered_calls() -> None:
@@ -356,12 +384,12 @@ def test_a_tool_that_fails_to_import_is_named_and_skipped() -> None:
     app = make_app({})
     app.warn = warnings.append
     app.host.register(Broken(), "broken")
-    from co_core.agent.build import build_agent
-    from co_core.agent.calls import CallLog
+    from co_core.agent.assembly.build import build_agent
+    from co_core.agent.calls.pipeline import CallPipeline
     from co_core.agent.frontend import NoTerminal
     from co_core.policy.engine import PolicyEngine
 
-    calls = CallLog(PolicyEngine.from_app(app, audit=False), NoTerminal())
+    calls = CallPipeline(PolicyEngine.from_app(app, audit=False), NoTerminal())
     co = build_agent(app.host, app.settings, calls, warn=app.warn)
     assert "gone" not in co.specs and "lookup" in co.specs
     assert any("'gone'" in w and "broken" in w for w in warnings)

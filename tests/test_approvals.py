@@ -78,7 +78,9 @@ def test_a_session_yes_covers_the_same_call_later_in_the_batch(workspace: Path) 
     turn = run_turn(app, "write twice", twice, approvals=Approvals(True, scope="session"))
     assert turn.approvals.tools_asked == ["write_file"]  # asked once, not twice
     assert (workspace / "out.txt").read_text() == "same"
-    assert [a["scope"] for a in turn.audit("answer")] == ["session"]
+    answers = [(a["source"], a["scope"]) for a in turn.audit("answer")]
+    assert answers == [("user", "session"), ("grant", "session")]  # the second by the first
+    assert len(turn.audit("decision")) == 2  # each call decided once
 
 
 def co_ask(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -93,8 +95,14 @@ def test_co_ask_denial_names_the_approve_flag_and_the_flag_works(tmp_path: Path)
     denied = co_ask(tmp_path, "--json", "write n.txt hi")
     output = json.loads(denied.stdout)["output"]
     assert "--approve fs:write:n.txt" in output and not (tmp_path / "n.txt").exists()
+    assert denied.returncode == 3  # answered, but a call it needed was denied
+    assert denied.stderr.strip().splitlines()[-1] == (
+        "co: a tool call was denied: write_note (fs:write:n.txt); to allow it: "
+        "--approve fs:write:n.txt (or a policy.rules entry)"
+    )
     other = co_ask(tmp_path, "--approve", "fs:write:other/*", "write n.txt hi")
     assert "write_note was not run" in other.stdout and not (tmp_path / "n.txt").exists()
+    assert other.returncode == 3
     allowed = co_ask(
         tmp_path, "--approve", "fs:write:*.md", "--approve", "fs:write:n.*", "write n.txt hi"
     )
@@ -117,25 +125,79 @@ def test_status_says_when_something_is_always_allowed(co_dirs: Path) -> None:
     assert status_rows(make_app())["always allow"].state == "ok"
 
 
-def test_the_prompt_folds_long_values_and_reads_every_answer() -> None:
+def _record(args: dict, key: str = "fs:write:a.py", tool: str = "write_file"):
     from co_core.agent.calls import ToolCallRecord
-    from co_core.agent.frontend import Answer
     from co_core.kernel.tools import ToolCall
     from co_core.policy.engine import PolicyEngine
-    from co_core.ui.approval import describe, fold, parse_answer
 
-    body = "\n".join(f"line {n}" for n in range(100))
-    call = ToolCall(
-        "write_file", "shell", {"path": "a.py", "content": body}, "fs:write:a.py", "write"
-    )
-    record = ToolCallRecord("c1", call, decision=PolicyEngine().decide(call))
-    shown = "\n".join(describe(record))
-    assert "path: a.py" in shown and "line 11" in shown and "line 12\n" not in shown
-    assert "more lines]" in shown and "permission: fs:write:a.py" in shown
+    call = ToolCall(tool, "shell", args, key, "write")
+    return ToolCallRecord("c1", call, decision=PolicyEngine().decide(call))
+
+
+def test_the_prompt_shows_long_values_whole_and_reads_every_answer() -> None:
+    """What a yes approves is what was shown: a long value is never folded away."""
+    from co_core.agent.frontend import Answer
+    from co_core.ui.approval import describe, parse_answer
+
+    body = "\n".join(f"line {n}" for n in range(100)) + "\nP.S. injected tail"
+    shown = "\n".join(describe(_record({"path": "a.py", "content": body})))
+    assert "path: a.py" in shown and "content: (101 lines, " in shown
+    for n in range(100):
+        assert f"    │ line {n}\n" in shown
+    assert "    │ P.S. injected tail" in shown and "folded" not in shown
+    assert "permission: fs:write:a.py" in shown
     assert "why: default for write-risk tools [default]" in shown
-    assert fold("short") == "short" and "folded" in fold("x" * 1000)
+    one_line = "x" * 11_000 + " TAIL"
+    assert one_line in "\n".join(describe(_record({"text": one_line})))
     assert parse_answer("y") == Answer(True, "", "once")
     assert parse_answer("S") == Answer(True, "", "session")
     assert parse_answer("always") == Answer(True, "", "project")
     assert parse_answer("n") is None and parse_answer("") is None  # then a reason is asked
     assert parse_answer("use the other file") == Answer(False, "use the other file", "once")
+
+
+def test_pages_hold_every_row_and_only_the_last_asks() -> None:
+    from co_core.agent.frontend import Answer
+    from co_core.ui.approval import describe, pages, parse_page_answer
+
+    body = "\n".join(f"paragraph {n} " + "word " * 40 for n in range(30))  # wraps at 80
+    lines = describe(_record({"content": body}))
+    shown = pages(lines, width=80, height=20)
+    assert len(shown) > 2 and all(len(page) <= 20 for page in shown)
+    rows = [row for page in shown for row in page]
+    assert all(len(row) <= 80 for row in rows)
+    assert "".join(rows) == "".join(lines)  # cut into rows, nothing lost or added
+    assert pages(["short"], 80, 20) == [["short"]]
+    wide = pages(["界" * 50], width=20, height=5)  # two cells a character
+    assert [len(row) for page in wide for row in page] == [10] * 5
+    assert parse_page_answer("") is None and parse_page_answer("y") is None  # read on
+    assert parse_page_answer("n") == Answer(False, "")
+    assert parse_page_answer("stop, wrong channel") == Answer(False, "stop, wrong channel")
+
+
+def test_a_value_cannot_pose_as_the_prompt_or_hide_text() -> None:
+    """Lines of a value sit under a gutter, so a value holding "permission: ..." cannot
+    look like the key line; bidi overrides and zero-width characters are written out."""
+    from co_core.ui.approval import describe
+
+    forged = "hello\n  permission: fs:read:notes.md\n  why: allowed by your rule"
+    shown = describe(_record({"text": forged, "name": "evil\u202etxt.exe", "z": "a\u200bb"}))
+    assert "    │   permission: fs:read:notes.md" in shown
+    assert [line for line in shown if line.startswith("  permission:")] == [
+        "  permission: fs:write:a.py"
+    ]
+    assert "  name: evil\\u202etxt.exe" in shown and "  z: a\\u200bb" in shown
+    assert not any("\u202e" in line or "\u200b" in line for line in shown)
+
+
+@pytest.mark.usefixtures("testplug")
+def test_co_ask_exits_3_when_a_rule_denies_a_call_and_0_when_nothing_was_denied(
+    tmp_path: Path, co_dirs: Path
+) -> None:
+    rules = [{"match": "fs:write:secret*", "effect": "deny", "reason": "not there"}]
+    write_settings({"policy": {"rules": rules}}, co_dirs)
+    denied = co_ask(tmp_path, "write secret.txt hi")
+    assert denied.returncode == 3 and not (tmp_path / "secret.txt").exists()
+    assert "a tool call was denied: write_note (fs:write:secret.txt)" in denied.stderr
+    plain = co_ask(tmp_path, "colour red")  # a read: allowed
+    assert plain.returncode == 0, plain.stderr

@@ -1,8 +1,11 @@
-"""The folder tree is the architecture: layers import only downwards, and nothing cycles.
+"""The folder tree is the architecture: each layer imports only the layers it declares,
+and nothing cycles.
 
-ARCHITECTURE.md draws the layers; these tests keep the code and the drawing in step.
-Every import counts, also those inside functions (they still make a cycle, only later),
-except imports under ``if TYPE_CHECKING:``, which never run.
+ARCHITECTURE.md draws the layers, with what each may import, in a table; these tests
+keep the code and the table in step (layers that may not import each other, such as
+``undo`` and ``policy``, are independent, and the table says so). Every import counts,
+also those inside functions (they still make a cycle, only later), except imports under
+``if TYPE_CHECKING:``, which never run.
 """
 
 from __future__ import annotations
@@ -14,8 +17,19 @@ from co_core.testing import module_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "co_core"
-# Lowest first: a layer may import its own modules and those of the layers before it.
-LAYERS = ["kernel", "undo", "telemetry", "sessions", "policy", "mcp", "agent", "ui", "cli"]
+# Each layer and the layers it may import (besides its own modules), lowest first.
+MAY_IMPORT: dict[str, set[str]] = {
+    "kernel": set(),
+    "undo": {"kernel"},
+    "telemetry": {"kernel"},
+    "sessions": {"kernel"},
+    "policy": {"kernel"},
+    "agent": {"kernel", "telemetry", "sessions", "policy"},
+    "mcp": {"kernel", "telemetry", "policy", "agent"},
+    "ui": {"kernel", "telemetry", "sessions", "policy", "agent"},
+    "cli": {"kernel", "undo", "telemetry", "sessions", "policy", "agent", "mcp", "ui"},
+}
+LAYERS = list(MAY_IMPORT)
 ENGINE = LAYERS[: LAYERS.index("ui")]
 TOP = {"co_core", "co_core.__main__", "co_core.testing"}  # may import any layer
 
@@ -72,7 +86,7 @@ def test_no_module_imports_another_in_a_cycle() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-def test_layers_import_only_downwards() -> None:
+def test_layers_import_only_the_layers_they_declare() -> None:
     wrong = []
     for module, targets in sorted(graph().items()):
         if module in TOP:
@@ -81,9 +95,23 @@ def test_layers_import_only_downwards() -> None:
         assert own is not None, f"{module} is in no layer: put it in one of {LAYERS}"
         for target in sorted(targets):
             there = layer(target)
-            if target in TOP or there is None or LAYERS.index(there) > LAYERS.index(own):
+            if target in TOP or there is None or (there != own and there not in MAY_IMPORT[own]):
                 wrong.append(f"{module} ({own}) imports {target} ({there or 'top'})")
     assert wrong == []
+
+
+def test_the_declared_layers_form_no_cycle_and_list_lower_layers_first() -> None:
+    for position, (name, allowed) in enumerate(MAY_IMPORT.items()):
+        assert allowed <= set(LAYERS[:position]), f"{name} may import a layer listed after it"
+
+
+def test_architecture_md_declares_what_each_layer_may_import() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    declared: dict[str, set[str]] = {}
+    for row in re.findall(r"^\| `co_core/(\w+)/` \| ([^|]*) \|", text, re.MULTILINE):
+        name, imports = row
+        declared[name] = set(re.findall(r"`(\w+)`", imports))
+    assert declared == MAY_IMPORT
 
 
 def test_engine_layers_never_import_the_terminal() -> None:
@@ -97,7 +125,7 @@ def test_engine_layers_never_import_the_terminal() -> None:
     assert wrong == []
 
 
-def test_the_checks_catch_a_cycle_and_an_upward_import() -> None:
+def test_the_checks_catch_a_cycle_and_an_undeclared_import() -> None:
     edges = {"co_core.kernel.a": {"co_core.policy.b"}, "co_core.policy.b": {"co_core.kernel.a"}}
     assert find_cycle(edges) == ["co_core.kernel.a", "co_core.policy.b", "co_core.kernel.a"]
     assert layer("co_core.policy.b") == "policy" and layer("co_core.ui.repl") == "ui"

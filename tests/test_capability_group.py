@@ -10,7 +10,7 @@ from pydantic_ai import Agent, RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
-from co_core.agent.group import CapabilityGroup
+from co_core.agent.assembly.group import CapabilityGroup
 from co_core.testing import scripted_model
 
 
@@ -67,3 +67,46 @@ def test_a_part_with_a_hook_the_group_does_not_pass_on_is_refused() -> None:
 
     with pytest.raises(TypeError, match="on_event"):
         CapabilityGroup([Streams()])
+
+
+@dataclass
+class PerRun(AbstractCapability[Any]):
+    """Counts the requests of one run: state of its own for each run (``for_run``)."""
+
+    runs: list[PerRun] = field(default_factory=list)
+    requests: int = 0
+
+    async def for_run(self, ctx: RunContext[Any]) -> PerRun:
+        fresh = PerRun(self.runs)
+        self.runs.append(fresh)
+        return fresh
+
+    async def before_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
+        self.requests += 1
+        return request_context
+
+
+def test_each_run_gets_its_parts_own_copy() -> None:
+    counting = PerRun()
+    agent = Agent(
+        scripted_model(lambda messages, info: ModelResponse(parts=[TextPart("hi")])),
+        capabilities=[CapabilityGroup([counting, Recorder("plain")])],
+    )
+    agent.run_sync("one")
+    agent.run_sync("two")
+    assert [run.requests for run in counting.runs] == [1, 1]  # not 1, 2: nothing carried over
+    assert counting.requests == 0  # the agent's own instance is never used by a run
+
+
+def test_a_hook_inherited_from_a_base_class_is_seen_too() -> None:
+    @dataclass
+    class Streams(AbstractCapability[Any]):
+        async def on_event(self, ctx: RunContext[Any], *, event: Any) -> None:
+            return None
+
+    @dataclass
+    class Derived(Streams):
+        pass
+
+    with pytest.raises(TypeError, match="on_event"):
+        CapabilityGroup([Derived()])

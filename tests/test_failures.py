@@ -48,3 +48,48 @@ def test_connection_errors_found_through_the_cause_chain() -> None:
             raise RuntimeError("wrapped") from inner
     except RuntimeError as outer:
         assert describe(outer, "gemini:g").message.startswith("cannot reach gemini:g")
+
+
+def _ollama(url: str) -> object:
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.ollama import OllamaProvider
+
+    return OpenAIChatModel("qwen3:4b", provider=OllamaProvider(base_url=url))
+
+
+def _compat(url: str) -> object:
+    from co_core.agent.models import compat_model
+
+    return compat_model("tiny", url, None, "openai-compatible")
+
+
+def _local(url: str) -> object:
+    from co_core.agent.models import compat_model
+
+    return compat_model("local", url, None, "llama-cpp")
+
+
+@pytest.mark.parametrize(
+    "label, make, url, hint_has, hint_lacks",
+    [
+        ("ollama:qwen3:4b", _ollama, "http://gpu-box:11434/v1", "ollama serve", "base-url"),
+        ("openai-compatible:tiny", _compat, "http://127.0.0.1:8080/v1", "--base-url", "ollama"),
+        ("openai-compatible:tiny", _compat, "http://[::1]:9000/v1", "--base-url", "ollama"),
+        ("local", _local, "http://127.0.0.1:41234/v1", "local-model.log", "ollama"),
+    ],
+)
+def test_an_unreachable_server_is_named_with_its_url(
+    label: str, make: object, url: str, hint_has: str, hint_lacks: str
+) -> None:
+    failure = describe(pe.ModelConnectionError("m", "Connection error."), label, make(url))  # type: ignore[operator]
+    assert failure.message == f"cannot reach {label} at {url}: Connection error."
+    assert hint_has in failure.hint and hint_lacks not in failure.hint.lower()
+    if "base-url" in hint_has:
+        assert url in failure.hint
+
+
+def test_long_errors_are_cut_at_a_word() -> None:
+    words = " ".join(f"word{i}" for i in range(200))
+    message = describe(RuntimeError(words)).message
+    kept = message.removeprefix("RuntimeError: ")
+    assert kept.endswith(" …") and words.startswith(kept[:-2]) and words[len(kept) - 2] == " "

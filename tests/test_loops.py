@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 from office_plugin import office_and_mail
+from pydantic_ai import RunContext
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
-from co_core.agent.loops import FailedCalls, NoAnswer, RepeatedCall
+from co_core import CoDeps
+from co_core.agent.calls.loops import FailedCalls, NoAnswer, RepeatedCall
 from co_core.testing import Approvals, run_turn
 from co_core.ui.failures import describe
 
@@ -130,3 +132,87 @@ def test_the_same_call_a_third_time_in_a_row_ends_the_turn(tmp_path: Path) -> No
     assert str(stopped.value) == (
         'turn stopped: the model made the same call 3 times in a row: list_files(path=".")'
     )
+
+
+# -- the guard compares calls as the pipeline does: resolved ---------------------------------
+
+
+def list_things(ctx: RunContext[CoDeps], path: str = ".", hidden: bool = False) -> str:
+    """List the things in a folder."""
+    return f"things in {path}"
+
+
+def _things(args: Any, deps: Any) -> Any:
+    """The resolver fills in the defaults: ``list_things()`` is ``list_things(path=".")``."""
+    from co_core import Resolved
+
+    path = str(args.get("path") or ".").rstrip("/") or "."
+    return Resolved({"path": path, "hidden": bool(args.get("hidden", False))})
+
+
+class Things:
+    from co_core import hookimpl
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(list_things, risk="read", permission="things:read:{path}", resolve=_things)
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        [{}],  # the same words each time
+        [{}, {"path": "."}, {"path": "./", "hidden": False}],  # one call, three spellings
+    ],
+    ids=["same-words", "respelled"],
+)
+def test_a_plugin_tools_third_identical_call_ends_the_turn_when_its_resolver_fills_defaults(
+    tmp_path: Path, spellings: list[dict[str, Any]]
+) -> None:
+    from co_core.testing import use_plugin
+
+    ran: list[str] = []
+
+    def script(messages: list[Any], info: Any) -> ModelResponse:
+        ran.append("request")
+        args = spellings[(len(ran) - 1) % len(spellings)]
+        return ModelResponse(parts=[ToolCallPart("list_things", dict(args))])
+
+    with use_plugin(Things(), name="things", cwd=tmp_path) as app:
+        with pytest.raises(RepeatedCall) as stopped:
+            run_turn(app, "what is here?", script)
+    assert len(ran) == 3  # stopped at the third request, not at the request limit
+    assert str(stopped.value) == (
+        "turn stopped: the model made the same call 3 times in a row: "
+        'list_things(path=".", hidden=false)'
+    )
+
+
+def test_co_shells_list_files_called_again_and_again_ends_the_turn(tmp_path: Path) -> None:
+    """The case seen with SmolLM2: ``list_files()`` over and over (co-shell's resolver)."""
+    from co_core.testing import make_app
+
+    (tmp_path / "work").mkdir()
+    requests: list[int] = []
+
+    def script(messages: list[Any], info: Any) -> ModelResponse:
+        requests.append(1)
+        return ModelResponse(parts=[ToolCallPart("list_files", {})])
+
+    app = make_app({"shell": {"sandbox": "none"}}, cwd=tmp_path / "work")
+    with pytest.raises(RepeatedCall, match="same call 3 times in a row: list_files"):
+        run_turn(app, "what is here?", script)
+    assert len(requests) == 3
+
+
+def test_an_mcp_tools_third_identical_call_ends_the_turn(co_dirs: Path, tmp_path: Path) -> None:
+    from mcp_support import app_with, sdk_server
+
+    app = app_with(
+        {"t": sdk_server()}, cwd=tmp_path, rules=[{"match": "mcp:**", "effect": "allow"}]
+    )
+    script, requests = looping(call("t_echo", text="again"))
+    with pytest.raises(RepeatedCall) as stopped:
+        run_turn(app, "echo", script)
+    assert len(requests) == 3
+    assert str(stopped.value).endswith('same call 3 times in a row: t_echo(text="again")')

@@ -1,4 +1,4 @@
-"""MCP tools inside Co's real agent (co_core.agent.build / co_core.agent.conversation, issue 3).
+"""MCP tools inside Co's real agent (co_core.agent.assembly.build / co_core.agent.conversation, issue 3).
 
 Skipped until the agent lands in main. Then it checks the wiring docs/mcp.md asks of
 ``build_agent``: ``toolsets=mcp_toolsets(settings, specs=specs, warn=warn)``, so MCP tools

@@ -41,7 +41,7 @@ def test_add_list_status_remove(co_dirs: Path, tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     rows = {row["name"]: row for row in json.loads(listed.stdout)}
     assert rows["notes"]["status"] == "ok"
-    assert sorted(rows["notes"]["tools"]) == ["add", "crash", "echo", "write_note"]
+    assert sorted(rows["notes"]["tools"]) == ["add", "crash", "echo", "hang", "write_note"]
     assert "mcp:notes:write_note" in rows["notes"]["permission_keys"]
     assert rows["dead"]["status"] == "failed" and rows["dead"]["detail"]
     assert rows["web"]["status"] == "failed" and "s3cret" not in listed.stdout
@@ -52,7 +52,7 @@ def test_add_list_status_remove(co_dirs: Path, tmp_path: Path) -> None:
 
     status = run_co("status", "--json")
     checks = {row["name"]: row for row in json.loads(status.stdout)}
-    assert checks["mcp notes"]["state"] == "ok" and "4 tools" in checks["mcp notes"]["detail"]
+    assert checks["mcp notes"]["state"] == "ok" and "5 tools" in checks["mcp notes"]["detail"]
     assert checks["mcp dead"]["state"] == "fail"
 
     removed = run_co("mcp", "remove", "dead")

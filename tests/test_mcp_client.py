@@ -7,14 +7,17 @@ published reference server ``mcp-server-time`` from PyPI.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from mcp_support import SERVER, app_with, audit_lines, run_turn, sdk_server, time_server
+from mcp_support import (
+    app_with,
+    audit_lines,
+    http_server,
+    run_turn,
+    sdk_server,
+    time_server,
+)
 
 from co_core.kernel import paths, trust
 
@@ -143,35 +146,16 @@ def test_an_untrusted_project_never_starts_its_servers(co_dirs: Path, tmp_path: 
     assert any("'evil' did not start" in w for w in turn.warnings)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_a_streamable_http_server_gets_its_headers_and_a_wrong_token_is_one_line(
     co_dirs: Path, tmp_path: Path
 ) -> None:
-    port = _free_port()
-    env = {**os.environ, "MCP_TOKEN": "tok-123"}
-    process = subprocess.Popen([sys.executable, SERVER, "--http", str(port)], env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        url = f"http://127.0.0.1:{port}/mcp"
+    with http_server("tok-123") as url:
         servers = {
             "web": {"url": url, "headers": {"Authorization": "Bearer tok-123"}},
             "stranger": {"url": url, "headers": {"Authorization": "Bearer wrong"}},
         }
         app = app_with(servers, cwd=tmp_path, rules=[{"match": "mcp:web:echo", "effect": "allow"}])
         turn = run_turn(app, tmp_path, [("web_echo", {"text": "over http"})])
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
     assert turn.results == ["echo: over http"]
     assert not any(n.startswith("stranger_") for n in turn.tools_seen)
     assert len(turn.warnings) == 1 and "'stranger' did not start" in turn.warnings[0]

@@ -192,7 +192,7 @@ def test_auto_choice_prefers_ollama_then_gemini_then_local(
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     assert auto_choice(make_app({}).settings) == "gemini:gemini-2.5-flash"
     monkeypatch.delenv("GEMINI_API_KEY")
-    from co_core.agent import local_model
+    from co_core.agent.local import server as local_model
 
     if local_model.installed() and local_model.default_gguf():
         assert auto_choice(make_app({}).settings) == "local"

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import shell_corpus
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo
 
@@ -97,13 +99,13 @@ def test_an_allowed_folder_does_not_stretch_to_where_a_path_really_leads(
     co_dirs: Path, workspace: Path
 ) -> None:
     allow = {"policy": {"rules": [{"match": "fs:write:src/**", "effect": "allow"}]}}
-    turn = turn_in(
-        workspace,
-        allow,
+    app = make_app({"shell": {"sandbox": "bubblewrap"}, **allow}, cwd=workspace)
+    calls = all_at_once(  # one step after another, the second would be a repeat (loop guard)
         ("write_file", {"path": "src/../Makefile", "content": "pwned"}),
         ("write_file", {"path": "src/link-to-root/Makefile", "content": "pwned"}),
         ("write_file", {"path": "src/new.py", "content": "ok"}),
     )
+    turn = run_turn(app, "go", calls, headless=True)
     assert (workspace / "Makefile").read_text() == "all:\n\ttrue\n"
     assert (workspace / "src" / "new.py").read_text() == "ok"
     assert [(c["permission"], c["status"]) for c in turn.calls] == [
@@ -154,6 +156,83 @@ def test_an_allow_rule_for_ls_runs_only_ls(co_dirs: Path, workspace: Path, comma
     assert turn.calls[0]["status"] in ("denied", "retry")  # asked (no one to ask) or harmless
 
 
+# -- literal commands only: what was decided is what runs (issue 26) --------------------------
+
+
+def _plant(workspace: Path) -> None:
+    """Programs shadowing real ones, and a git configuration that runs code."""
+    from shell_testlib import chown_tree
+
+    (workspace / "tools").mkdir()
+    for name in ("ls", "cat", "git", "find"):
+        (workspace / "tools" / name).write_text("#!/bin/sh\ntouch /workspace/PWNED-tool\n")
+        (workspace / "tools" / name).chmod(0o755)
+    (workspace / ".gitconfig").write_text('[core]\n\tfsmonitor = "touch /workspace/PWNED-git"\n')
+    (workspace / "x").write_text("x\n")
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    chown_tree(workspace)
+
+
+def _marks(workspace: Path) -> list[str]:
+    return sorted(p.name for p in workspace.rglob("*PWNED*"))
+
+
+@pytest.mark.parametrize("family", sorted(shell_corpus.FAMILIES))
+def test_read_only_rules_never_run_what_they_do_not_name(
+    co_dirs: Path, workspace: Path, family: str
+) -> None:
+    """Every variant of each class of issue 26, in one real turn under `co ask`, with only
+    read-only programs allowed: each is asked about (so, headless, not run)."""
+    _plant(workspace)
+    commands = shell_corpus.FAMILIES[family]
+    app = make_app(
+        {"shell": {"sandbox": "bubblewrap"}, "policy": {"rules": shell_corpus.RULES}},
+        cwd=workspace,
+    )
+    calls = [("run_shell_command", {"cmd": c}) for c in commands]
+    turn = run_turn(app, "go", all_at_once(*calls), headless=True)
+    assert _marks(workspace) == []
+    held = [c for c in turn.calls if c["status"] == "denied"]
+    assert len(held) == len(commands), [c for c in turn.calls if c["status"] != "denied"]
+
+
+def test_allowed_commands_run_as_co_spelled_them(co_dirs: Path, workspace: Path) -> None:
+    """The read-only commands keep running unasked, however they are quoted, and the key,
+    the decision and what ran are Co's one spelling of them."""
+    _plant(workspace)
+    app = make_app(
+        {"shell": {"sandbox": "bubblewrap"}, "policy": {"rules": shell_corpus.RULES}},
+        cwd=workspace,
+    )
+    commands = ["ls -la tools", "'ls'  \"-la\" tools", "l\\s -l''a tools", "git status"]
+    turn = run_turn(
+        app, "go", all_at_once(*[("run_shell_command", {"cmd": c}) for c in commands]),
+        headless=True,
+    )  # fmt: skip
+    assert [c["status"] for c in turn.calls] == ["ok"] * 4
+    keys = [c["permission"] for c in turn.calls]
+    assert keys[:3] == ["shell:exec:ls -la tools"] * 3 and keys[3] == "shell:exec:git status"
+    assert [c["args"]["cmd"] for c in turn.calls][:3] == ["ls -la tools"] * 3
+    assert _marks(workspace) == []
+
+
+def test_a_yes_runs_a_command_that_is_not_fixed_as_written(co_dirs: Path, workspace: Path) -> None:
+    """Not fixed means asked, with a reason; the user's yes runs exactly what was shown."""
+    from co_core.testing import Approvals
+
+    app = make_app({"shell": {"sandbox": "bubblewrap"}}, cwd=workspace)
+    desk = Approvals(True)
+    command = "n=2; echo $((n * 21)) > answer.txt"
+    turn = run_turn(
+        app, "go", script_calls(("run_shell_command", {"cmd": command})), approvals=desk
+    )
+    assert turn.calls[0]["status"] == "ok" and turn.calls[0]["args"]["cmd"] == command
+    assert (workspace / "answer.txt").read_text() == "42\n"
+    decision = next(d for d in turn.audit("decision") if d["tool"] == "run_shell_command")
+    assert decision["source"] == "shell-parser"
+    assert "not fixed until it runs" in decision["reason"]
+
+
 # -- Python: a yes covers exactly the code that was shown ------------------------------------
 
 
@@ -189,9 +268,9 @@ def test_a_script_is_keyed_by_its_content(co_dirs: Path, workspace: Path) -> Non
 def test_co_mcp_serve_builds_the_same_keys_as_the_agent(co_dirs: Path, workspace: Path) -> None:
     import asyncio
 
-    from co_core.agent.calls import CallLog
+    from co_core.agent.calls.pipeline import CallPipeline
     from co_core.agent.frontend import NoTerminal
-    from co_core.agent.mcp_server import call, expose
+    from co_core.mcp.serve import call, expose
     from co_core.policy.engine import PolicyEngine
 
     app = make_app({"shell": {"sandbox": "bubblewrap"}}, cwd=workspace)
@@ -204,7 +283,7 @@ def test_co_mcp_serve_builds_the_same_keys_as_the_agent(co_dirs: Path, workspace
         headless=True,
     )
     engine = PolicyEngine.from_app(app, workspace=workspace, headless=True)
-    calls = CallLog(engine, NoTerminal())
+    calls = CallPipeline(engine, NoTerminal())
     deps = app.make_deps(workspace)
     deps.policy = engine.allows
 
@@ -489,4 +568,4 @@ def test_co_mcp_serve_holds_the_same_rules_for_every_spelling(
     results = anyio.run(main)
     texts = ["".join(getattr(p, "text", "") for p in r.content) for r in results]
     assert all(r.is_error for r in results)
-    assert all("denied by Co's policy" in t and SECRET not in t for t in texts)
+    assert all(t.startswith("Denied by policy: ") and SECRET not in t for t in texts)

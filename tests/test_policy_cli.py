@@ -149,3 +149,15 @@ def test_explain_a_tool_call_shows_the_key_rules_will_match(co_dirs: Path, tmp_p
     assert outside.returncode == 1 and "outside the workspace" in outside.stderr
     wrong = co("policy", "explain", "--tool", "read_file", "--args", "{path}", cwd=tmp_path)
     assert wrong.returncode == 2 and "--args is not JSON" in wrong.stderr
+
+
+def test_explain_shows_the_command_as_co_runs_it(co_dirs: Path, tmp_path: Path) -> None:
+    write_settings(
+        {"policy": {"rules": [{"match": "shell:exec:ls *", "effect": "allow"}]}}, co_dirs
+    )
+    result = co("policy", "explain", "shell:exec:'ls'   \"-la\"\nls src", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("shell:exec:ls -la; ls src: ALLOW")
+    dynamic = co("policy", "explain", "shell:exec:ls $HOME", cwd=tmp_path)
+    assert "ASK (source: shell-parser)" in dynamic.stdout
+    assert "a variable ($HOME) is expanded when it runs" in dynamic.stdout

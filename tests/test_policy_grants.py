@@ -40,7 +40,7 @@ def test_project_grant_persists_for_this_project_only(co_dirs: Path, tmp_path: P
     engine.record_answer(first, True, scope="project")
     stored = json.loads(grants.grants_file().read_text())
     assert oct(grants.grants_file().stat().st_mode & 0o777) == "0o600"
-    assert [g["match"] for g in stored["projects"][str(project.resolve())]] == list(first.pending)
+    assert [g["key"] for g in stored["projects"][str(project.resolve())]] == list(first.pending)
 
     later = engine_for(project)  # a new session in the same project
     again = later.decide(call(later, "run_shell", cmd="make lint; make test"))

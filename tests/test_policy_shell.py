@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from policy_support import call, engine_for
 
-from co_core.policy.shell import Part, Unparsable, split_command
+from co_core.policy.shell import read_script
 
 ALLOWED = [
     "shell:exec:ls *",
@@ -46,7 +46,8 @@ BENIGN = [
     "cat README.md | grep -i install",
     "(ls; echo ok)",
     'echo "a; rm -rf ~ is just text"',
-    "git diff $(echo HEAD)",
+    "git diff HEAD~1 -- src/*.py",
+    "ls -la src && git status || echo 'not a repo'",
 ]
 
 ATTACKS = [
@@ -115,6 +116,7 @@ ATTACKS = [
     "coproc rm -rf ~",
     "time rm -rf ~",
     "[[ $(rm -rf ~) ]]",
+    "git diff $(echo HEAD)",
 ]
 
 
@@ -153,14 +155,19 @@ def test_a_deny_rule_catches_a_command_hidden_anywhere(co_dirs: Path, tmp_path: 
         assert "no deleting" in decision.reason
 
 
-def test_a_newline_the_permission_key_flattens_is_still_seen(co_dirs: Path, tmp_path: Path) -> None:
-    """The key shows `ls rm -rf ~` (one line); the shell would run two commands."""
+def test_a_newline_is_seen_and_the_key_spells_it(co_dirs: Path, tmp_path: Path) -> None:
+    """Co runs `ls; rm -rf build` for `ls<newline>rm -rf build`: the key says so, on one line."""
     engine = engine_for(tmp_path, user_rules=RULES)
-    the_call = call(engine, "run_shell", cmd="ls\nrm -rf ~")
-    assert the_call.permission_key == "shell:exec:ls rm -rf ~"
+    the_call = call(engine, "run_shell", cmd="ls\nrm -rf build")
+    assert the_call.permission_key == "shell:exec:ls; rm -rf build"
     decision = engine.decide(the_call)
     assert decision.effect == "ask"
-    assert "shell:exec:rm -rf ~" in decision.pending
+    assert decision.pending == ("shell:exec:rm -rf build",)
+    # a command that is not fixed keeps its own spelling, and is asked about whole
+    the_call = call(engine, "run_shell", cmd="ls\nrm -rf $HOME")
+    decision = engine.decide(the_call)
+    assert (decision.effect, decision.source) == ("ask", "shell-parser")
+    assert decision.pending == ("shell:exec:ls rm -rf $HOME",)
 
 
 def test_unparsable_command_asks_even_under_a_wide_rule(co_dirs: Path, tmp_path: Path) -> None:
@@ -173,16 +180,84 @@ def test_unparsable_command_asks_even_under_a_wide_rule(co_dirs: Path, tmp_path:
 
 
 def test_split_reports_each_part() -> None:
-    assert split_command('echo "$(whoami)" > out.txt; FOO=1 make -j2 | tee log') == [
-        Part("exec", 'echo "$(whoami)"'),
-        Part("exec", "whoami"),
-        Part("write", "out.txt"),
-        Part("exec", "FOO=1 make -j2"),
-        Part("exec", "tee log"),
+    script = read_script('echo "$(whoami)" > out.txt; FOO=1 make -j2 | tee log')
+    assert script.canonical is None  # a substitution: the meaning is not fixed
+    assert [(p.kind, p.text) for p in script.parts] == [
+        ("exec", 'echo "$(whoami)"'),
+        ("exec", "whoami"),
+        ("write", "out.txt"),
+        ("exec", "FOO=1 make -j2"),
+        ("exec", "tee log"),
+    ]
+    fixed = read_script("echo 'a b' > out.txt; LC_ALL=C sort -u x | tee log")
+    assert fixed.canonical == "echo 'a b' > out.txt; LC_ALL=C sort -u x | tee log"
+    assert [(p.kind, p.text) for p in fixed.parts] == [
+        ("exec", "echo 'a b'"),
+        ("write", "out.txt"),
+        ("exec", "LC_ALL=C sort -u x"),
+        ("exec", "tee log"),
     ]
 
 
 @pytest.mark.parametrize("command", ["echo $((1+2))", "$X", "echo ${A:-`id`}", "", "if then"])
-def test_split_refuses_what_it_cannot_read(command: str) -> None:
-    with pytest.raises(Unparsable):
-        split_command(command)
+def test_what_cannot_be_read_as_literal_has_no_canonical_form(command: str) -> None:
+    script = read_script(command)
+    assert script.canonical is None and script.problem
+
+
+def test_approve_and_rules_keep_working_for_literal_commands(co_dirs: Path, tmp_path: Path) -> None:
+    """No new asks for ordinary commands, however the model spells them."""
+    engine = engine_for(tmp_path, approve=["shell:exec:ls -la src", "shell:exec:git status *"])
+    for command in [
+        "ls -la src",
+        "ls  '-la'  src",
+        'l\\s "-la" src',
+        "git status",
+        "git  status -s",
+    ]:
+        decision = engine.decide(call(engine, "run_shell", cmd=command))
+        assert decision.effect == "allow", (command, decision.reason)
+    rg = engine_for(tmp_path, user_rules=[{"match": "shell:exec:rg *", "effect": "allow"}])
+    assert rg.decide(call(rg, "run_shell", cmd="rg TODO")).effect == "allow"
+
+
+def test_a_tool_that_would_run_another_spelling_is_asked(co_dirs: Path, tmp_path: Path) -> None:
+    """A plugin tool with a shell key but no resolver runs its text as written: a rule
+    cannot vouch for it unless that text is already Co's spelling."""
+    from co_core.kernel.tools import ToolCall
+
+    engine = engine_for(tmp_path, user_rules=RULES)
+    raw = "ls  '-la'"
+    written = ToolCall("run_shell", "fake", {"cmd": raw}, f"shell:exec:{raw}", "exec")
+    decision = engine.decide(written)
+    assert (decision.effect, decision.source) == ("ask", "shell-parser")
+    assert "Co would run it as 'ls -la'" in decision.reason
+
+
+def test_co_spelling_is_stable_and_keeps_the_parts() -> None:
+    """Reading Co's own spelling gives the same spelling and the same parts."""
+    import shell_corpus
+
+    commands = shell_corpus.BENIGN + shell_corpus.benign_generated(200)
+    commands += [c for family in shell_corpus.FAMILIES.values() for c in family]
+    fixed = 0
+    for command in commands + shell_corpus.generated(200):
+        first = read_script(command)
+        if first.canonical is None:
+            continue
+        fixed += 1
+        again = read_script(first.canonical)
+        assert again.canonical == first.canonical, command
+        assert [(p.kind, p.words or p.text) for p in again.parts] == [
+            (p.kind, p.words or p.text) for p in first.parts
+        ], command
+    assert fixed >= len(shell_corpus.BENIGN) + 200
+
+
+def test_deep_nesting_is_asked_and_a_deny_still_holds(co_dirs: Path, tmp_path: Path) -> None:
+    rules = [*RULES, {"match": "shell:exec:rm *", "effect": "deny"}]
+    engine = engine_for(tmp_path, user_rules=rules)
+    nested = "( " * 600 + "ls" + " )" * 600
+    assert engine.decide(call(engine, "run_shell", cmd=nested)).effect == "ask"
+    hidden = "echo $(" * 3000 + "rm -rf x" + ")" * 3000
+    assert engine.decide(call(engine, "run_shell", cmd=hidden)).effect == "deny"

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import co_core
-from co_core.testing import private_imports
+from co_core.testing import module_imports, private_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ["co_shell", "co_obsidian", "co_google", "co_slack"]
@@ -22,6 +22,19 @@ def test_bundled_plugins_import_only_the_public_api() -> None:
         assert folder.is_dir(), f"plugins/{name} is missing"
         problems += private_imports(folder)  # the package and its tests
     assert problems == []
+
+
+def test_bundled_plugins_name_cos_contract_not_pydantic_ai() -> None:
+    """Tools take ``co_core.ToolContext`` and raise ``co_core.ModelRetry``: a plugin depends
+    on Co's contract alone, whatever pydantic-ai renames (its range is co-core's business)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {target}"
+        for name in BUNDLED
+        for path in sorted((ROOT / "plugins" / name / name).rglob("*.py"))
+        for line, target in module_imports(path)
+        if target.split(".")[0] == "pydantic_ai"
+    ]
+    assert found == []
 
 
 def test_every_public_name_resolves_and_is_listed() -> None:

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,16 +69,24 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 def test_new_plugin_is_a_complete_package(installed: Installed) -> None:
     package = installed.package
     assert f"Created {package.name}" in installed.made.stdout
-    assert sorted(p.relative_to(package).as_posix() for p in package.rglob("*") if p.is_file()) == [
+    made = sorted(
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and ".pytest_cache" not in p.parts
+    )
+    assert made == [
         "README.md",
         "co_weather/__init__.py",
         "co_weather/catalog.py",
+        "co_weather/keys.py",
         "co_weather/plugin.py",
         "co_weather/settings.py",
         "co_weather/tools.py",
         "pyproject.toml",
         "tests/test_weather.py",
     ]
+    assert "co plugin guide" in installed.made.stdout  # where to read on: a shipped command
+    assert "docs/plugins.md (the author guide)" not in installed.made.stdout
 
 
 @pytest.mark.slow
@@ -168,3 +177,103 @@ def test_names_map_to_package_module_and_entry_point() -> None:
     assert "class TeamWikiSettings(SectionModel)" in files["co_team_wiki/settings.py"]
     assert 'permission="team-wiki:read:{query}"' in files["co_team_wiki/plugin.py"]
     assert "$" not in "".join(files.values())  # every placeholder was filled
+
+
+def test_generated_package_passes_mypy_strict(tmp_path: Path) -> None:
+    """What the guide asks of plugins: typed hooks, typed keys, settings by model class."""
+    made = run_co("plugin", "new", "team-wiki", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    package = tmp_path / "co-team-wiki"
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir=/dev/null",
+            "co_team_wiki",
+            "tests",
+        ],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    plugin = (package / "co_team_wiki" / "plugin.py").read_text()
+    assert "Any" not in plugin  # every hook annotated with Co's register types
+    assert 'settings.section("team_wiki")' not in plugin  # read by model class
+    tools = (package / "co_team_wiki" / "tools.py").read_text()
+    assert "resource(CATALOG)" in tools and "pydantic_ai" not in tools
+
+
+def test_the_guides_example_passes_mypy_strict() -> None:
+    """co-todo, as the guide builds it, is typed through Co's public API, tests included
+    (``Turn.calls``, ``CheckRow``, ``AuditEntry``)."""
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir=/dev/null", "co_todo", "tests"],
+        cwd=ROOT / "examples" / "co-todo",
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("taken", ["shell", "co-shell", "slack", "obsidian", "google"])
+def test_names_of_bundled_plugins_are_refused(tmp_path: Path, taken: str) -> None:
+    result = run_co("plugin", "new", taken, cwd=tmp_path)
+    name = taken.removeprefix("co-")
+    assert (result.returncode, result.stderr) == (
+        1,
+        f"co: error: plugin name {name!r} is taken: co-{name} is one of Co's bundled plugins "
+        f"(pip install co-{name}); pick another (nothing was written)\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_names_of_installed_plugins_are_refused(tmp_path: Path) -> None:
+    from co_core.testing import install_fake_plugin
+
+    site = install_fake_plugin(tmp_path / "site", "todo", "from co_core import hookimpl\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run_co("plugin", "new", "todo", cwd=work, env={"PYTHONPATH": str(site)})
+    assert result.returncode == 1
+    assert result.stderr.startswith("co: error: plugin name 'todo' is taken: an installed plugin")
+    assert "co-todo 1.0.0" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert list(work.iterdir()) == []
+
+
+@pytest.mark.parametrize("section", ["policy", "telemetry", "sessions", "mcp", "local"])
+def test_names_of_cos_own_settings_sections_are_refused(tmp_path: Path, section: str) -> None:
+    result = run_co("plugin", "new", section, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("co: error: bad plugin name") and "Co's own" in result.stderr
+
+
+def test_plugin_guide_is_shipped_and_links_to_published_docs() -> None:
+    shown = run_co("plugin", "guide")
+    assert shown.returncode == 0, shown.stderr
+    guide = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    assert shown.stdout.splitlines()[0] == guide.splitlines()[0]
+    assert "<!-- snippet:" not in shown.stdout  # markers are for Co's tests, not readers
+    assert "](policy.md" not in shown.stdout  # relative links point at the published docs
+    assert "](https://github.com/co-cli/co/blob/main/docs/policy.md" in shown.stdout
+
+
+def test_plugin_example_writes_co_todo_once(tmp_path: Path) -> None:
+    made = run_co("plugin", "example", "--dir", str(tmp_path))
+    assert made.returncode == 0, made.stderr
+    written = sorted(
+        p.relative_to(tmp_path / "co-todo").as_posix()
+        for p in (tmp_path / "co-todo").rglob("*")
+        if p.is_file()
+    )
+    tracked = run("git", "ls-files", "examples/co-todo", cwd=ROOT).stdout.split()
+    assert written == sorted(name.removeprefix("examples/co-todo/") for name in tracked)
+    again = run_co("plugin", "example", "--dir", str(tmp_path))
+    assert again.returncode == 1
+    assert again.stderr.strip().endswith(
+        "already exists: pick another folder (nothing was written)"
+    )

@@ -158,6 +158,22 @@ def test_compacting_twice_stacks_correctly(co_dirs: Path, notes: Path) -> None:
     assert not pairing_problems(resumed)
 
 
+def test_a_summary_longer_than_what_it_replaces_is_not_used(co_dirs: Path, notes: Path) -> None:
+    """A compaction that would cost context is refused with the reason; nothing changes."""
+
+    def rambling(messages, info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("a long retelling " * 400)])
+
+    history = chat(make_agent(Script()), notes, ["hi", "read n1.txt", "a", "b"])
+    with SessionStore() as store:
+        recorder = Recorder.start(store, cwd=notes)
+        recorder.save(history)
+        memory = ContextKeeper(SessionSettings(keep_recent_turns=2))
+        with pytest.raises(NothingToCompact, match=r"was not shorter than the \d+ older messages"):
+            asyncio.run(memory.compact(history, FunctionModel(rambling), recorder))
+        assert store.load(recorder.info.id) == history  # no compaction recorded
+
+
 def test_nothing_to_compact_is_a_clear_error(notes: Path) -> None:
     history = chat(make_agent(Script()), notes, ["hello"])
     with pytest.raises(NothingToCompact, match="nothing to compact"):
@@ -180,7 +196,7 @@ def test_auto_compaction_suggests_at_half_and_compacts_at_ninety_percent(
             result = run(agent, f"turn {n}: " + "words " * 40, notes, history)
             history = result.all_messages()
             recorder.save(history)
-            fraction = memory.usage(history).fraction
+            fraction = asyncio.run(memory.usage(history)).fraction
             history, note = asyncio.run(memory.after_turn(history, summariser, recorder))
             seen.append((fraction, note))
             if note and "compacted" in note:
@@ -192,7 +208,7 @@ def test_auto_compaction_suggests_at_half_and_compacts_at_ninety_percent(
     assert below and all(note is None for note in below)
     assert suggested and all("/compact" in note for note in suggested)
     assert compacted and "compacted to" in compacted[0]
-    assert memory.usage(history).fraction < 0.5  # compaction made room
+    assert asyncio.run(memory.usage(history)).fraction < 0.5  # compaction made room
     assert SUMMARY_HEADER in all_text(history)
 
 
@@ -200,7 +216,7 @@ def test_context_text_shows_usage_bar_and_breakdown(notes: Path) -> None:
     memory = ContextKeeper(SessionSettings(context_window=8000))
     agent = make_agent(Script(), [memory.capability()])
     history = chat(agent, notes, ["read n1.txt", "thanks"])
-    text = memory.context_text(history)
+    text = asyncio.run(memory.context_text(history))
     lines = text.splitlines()
     assert lines[0].startswith("context: ") and "/ 8,000 tokens" in lines[0]
     assert "█" in lines[0] or "░" in lines[0]

@@ -73,11 +73,34 @@ def test_resume_by_prefix_and_slash_commands(chat, tmp_path: Path) -> None:
     assert by_id[first["id"]]["turns"] == 2
 
 
+def test_context_counts_tools_as_the_budget_does(chat, tmp_path: Path) -> None:
+    """A model with its own tool budget (as ``local`` has): /context's tools row and its
+    budget line count the tools of the last request with one counter, the fitting's."""
+    import re
+
+    child = chat("-m", "function:co_scripts:budgeted")
+    turn(child, "colour blue", "Tool said: - blue")
+    child.sendline("/context")
+    child.expect(r"tokens of budget")
+    text = child.before  # what /context printed, up to its budget line
+    child.expect(PROMPT)
+    row = re.search(r"^\s*tools\s+([\d,]+)\s*$", text, re.MULTILINE)
+    budget = re.search(r"tools: \d+ of \d+ sent(?: and find_tools)?, ([\d,]+) of 250 $", text)
+    assert row and budget, text
+    assert row.group(1) == budget.group(1)
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+
+
 def test_compact_keeps_the_recent_turns_and_the_store_keeps_all(chat, tmp_path: Path) -> None:
     child = chat()
     for n in range(4):
         turn(child, f"message {n}", rf"\(turn {n + 1}\)")
-    turn(child, "/compact", r"Compacted: \d+ older messages summarised")
+    child.sendline("/compact")
+    child.expect(r"Compacting: \S+ summarises 2 older turns \([\d,]+ tokens; the last 2 stay")
+    child.expect(r"Compacted \d+ older messages \([\d,]+ tokens\) into a [\d,]+-token summary")
+    child.expect(r"context \d+% → \d+% \([\d,]+ → [\d,]+ tokens, [\d,]+ freed\)")
+    child.expect(PROMPT)
     # summary (1) + the 2 kept turns + this one: the model now sees 4 user turns
     turn(child, "after compaction", r"\(turn 4\)")
     child.sendline("exit")
@@ -117,6 +140,65 @@ def test_co_ask_is_saved_under_its_session_id(testplug: Path, tmp_path: Path) ->
     sid = json.loads(result.stdout)["session_id"]
     [saved] = sessions(tmp_path)
     assert saved["id"] == sid and saved["title"] == "remember the milk"
+    assert saved["source"] == "ask"
+
+
+def test_continue_resumes_the_last_chat_not_the_last_co_ask(chat, tmp_path: Path) -> None:
+    child = chat()
+    turn(child, "plan the garden", r"\(turn 1\)")
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    [chatted] = sessions(tmp_path)
+    for n in range(3):  # a script asking after the chat
+        asked = run_co("ask", "-m", "function:co_scripts:chat", f"scripted {n}", cwd=tmp_path)
+        assert asked.returncode == 0, asked.stderr
+    listed = run_co("sessions", "list", cwd=tmp_path).stdout.splitlines()
+    assert listed[0].split()[3] == "from" and [line.split()[4] for line in listed[1:]] == [
+        "ask", "ask", "ask", "chat",
+    ]  # fmt: skip
+    only = run_co("sessions", "list", "--json", "--source", "chat", cwd=tmp_path).stdout
+    assert [s["id"] for s in json.loads(only)] == [chatted["id"]]
+
+    child = chat("--continue")
+    assert f"resumed {chatted['id']}: plan the garden" in child.before
+    child.sendline("/sessions")
+    child.expect(chatted["id"])
+    child.expect(r"\(and 3 from `co ask`: co sessions list --source ask\)")
+    child.expect(PROMPT)
+    turn(child, "and the roses?", r"\(turn 2\)")
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    by_id = {s["id"]: s for s in sessions(tmp_path)}
+    assert by_id[chatted["id"]]["turns"] == 2
+
+
+def test_co_ask_resumed_in_the_chat_becomes_a_chat(chat, tmp_path: Path) -> None:
+    asked = run_co("ask", "--json", "-m", "function:co_scripts:chat", "from a script", cwd=tmp_path)
+    sid = json.loads(asked.stdout)["session_id"]
+    child = chat("--resume", sid)
+    turn(child, "go on", r"\(turn 2\)")
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    [saved] = sessions(tmp_path)
+    assert (saved["id"], saved["source"], saved["turns"]) == (sid, "chat", 2)
+
+
+def test_co_ask_on_a_dead_server_reports_no_session_id(testplug: Path, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    result = run_co(
+        "ask", "--json", "-m", "openai-compatible:tiny", "--base-url", url, "hi", cwd=tmp_path
+    )
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert data["session_id"] is None
+    assert data["error"].startswith(f"cannot reach openai-compatible:tiny at {url}")
+    assert url in data["hint"] and "ollama" not in data["hint"].lower()
+    assert sessions(tmp_path) == []
 
 
 def test_resume_completion_offers_saved_ids(co_dirs: Path, tmp_path: Path) -> None:
@@ -149,3 +231,15 @@ def test_saved_model_is_the_resolved_one(testplug: Path, tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     [saved] = sessions(tmp_path)
     assert "co_scripts" in saved["model"] or "scripted" in saved["model"], saved["model"]
+
+
+def test_compact_with_too_few_turns_says_so_as_plain_text(chat) -> None:
+    """Nothing to compact is an answer, not a failure: no red "error:" line."""
+    child = chat()
+    turn(child, "message 0", r"\(turn 1\)")
+    child.sendline("/compact")
+    child.expect(r"nothing to compact: the conversation has \d+ turn\(s\) or fewer")
+    assert "error:" not in child.before
+    child.expect(PROMPT)
+    child.sendline("exit")
+    child.expect(pexpect.EOF)

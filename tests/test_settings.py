@@ -100,6 +100,29 @@ def test_config_set_rejects_bad_values_and_unknown_keys(co_dirs: Path) -> None:
     assert not (co_dirs / "settings.json").exists()  # nothing half-written
 
 
+@pytest.mark.parametrize(
+    "key, value, error",
+    [
+        ("request_limit", "-5", "request_limit: Input should be greater than or equal to 1"),
+        ("shell.timeout", "-1.5", "shell.timeout: Input should be greater than 0"),
+        ("retries", "-1", "retries: Input should be greater than or equal to 0"),
+    ],
+)
+def test_config_set_takes_negative_numbers_as_values_and_validates_them(
+    co_dirs: Path, key: str, value: str, error: str
+) -> None:
+    result = run_co("config", "set", key, value)
+    assert result.returncode == 2
+    assert "No such option" not in result.stderr
+    assert f"{co_dirs / 'settings.json'}: {error} (got '{value}')" in result.stderr
+    assert not (co_dirs / "settings.json").exists()
+
+
+def test_config_set_stores_a_value_that_starts_with_a_dash(co_dirs: Path) -> None:
+    assert run_co("config", "set", "obsidian.vault_path", "-notes").returncode == 0
+    assert run_co("config", "get", "obsidian.vault_path").stdout == "-notes\n"
+
+
 def test_config_path(co_dirs: Path) -> None:
     assert run_co("config", "path").stdout == f"{co_dirs / 'settings.json'}\n"
 
@@ -110,14 +133,14 @@ def test_untrusted_project_settings_are_ignored_with_notice(co_dirs: Path, tmp_p
     (project / ".co" / "settings.json").write_text(json.dumps({"shell": {"sandbox": "none"}}))
     (project / "src").mkdir()
     result = run_co("config", "get", "shell.sandbox", cwd=project / "src")
-    assert result.stdout == "docker\n"
+    assert result.stdout == "auto\n"
     assert f"ignoring {project / '.co' / 'settings.json'}: folder not trusted" in result.stderr
     assert run_co("trust", str(project)).returncode == 0
     trusted = run_co("config", "get", "shell.sandbox", cwd=project / "src")
     assert (trusted.stdout, trusted.stderr) == ("none\n", "")
     assert run_co("trust", "--list").stdout == f"{project}\n"
     assert run_co("trust", "--revoke", str(project)).returncode == 0
-    assert run_co("config", "get", "shell.sandbox", cwd=project).stdout == "docker\n"
+    assert run_co("config", "get", "shell.sandbox", cwd=project).stdout == "auto\n"
 
 
 def test_project_settings_override_user_settings(co_dirs: Path, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ HEAVY = (
     "llama_cpp",
 )
 # Printing help or the version needs no settings at all, so not even pydantic.
-HELP_HEAVY = (*HEAVY, "pydantic", "rich.markdown", "sqlite3", "bashlex", "packaging")
+HELP_HEAVY = (*HEAVY, "pydantic", "rich.markdown", "sqlite3", "tree_sitter", "packaging")
 
 PROBE = """
 import sys

@@ -164,7 +164,13 @@ def test_logs_metadata_names_and_describes_the_table(datasette: str) -> None:
     database = meta["databases"]["traces"]
     assert "one row per span" in database["tables"]["spans"]["description"].lower()
     assert "parent_id" in database["tables"]["spans"]["columns"]
-    assert set(database["queries"]) == {"recent_turns", "tool_calls", "usage_by_model_and_day"}
+    assert set(database["queries"]) == {
+        "recent_turns",
+        "turn",
+        "tool_calls",
+        "model_requests",
+        "usage_by_model_and_day",
+    }
     page = urllib.request.urlopen(f"{datasette}/traces", timeout=10).read().decode()
     assert "Tokens and cost by model and day" in page
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from co_core.agent.textcalls import parse_text_tool_calls
+from co_core.agent.local.textcalls import parse_text_tool_calls
 
 KNOWN = {"lookup", "add_numbers"}
 

@@ -13,9 +13,9 @@ import pytest
 from pydantic_ai import Tool
 from pydantic_ai.tools import ToolDefinition
 
-from co_core.agent.build import load_tools
-from co_core.agent.constrained import signature
-from co_core.agent.toolbox import FIND_TOOLS, Toolbox, _compact
+from co_core.agent.assembly.build import load_tools
+from co_core.agent.local.constrained import signature
+from co_core.agent.tools.toolbox import FIND_TOOLS, Toolbox, _compact
 from co_core.sessions.tokens import text_tokens, tools_tokens
 from co_core.testing import make_app
 

@@ -9,8 +9,8 @@ import pytest
 from office_plugin import office_and_mail
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 
-from co_core.agent.bm25 import BM25, words
-from co_core.agent.toolbox import compact_schema
+from co_core.agent.tools.bm25 import BM25, words
+from co_core.agent.tools.toolbox import compact_schema
 from co_core.testing import run_turn
 
 pytestmark = pytest.mark.usefixtures("co_dirs")
@@ -57,10 +57,11 @@ def test_words_and_ranking_are_plain_and_deterministic() -> None:
 
 
 def test_file_names_commands_and_questions_say_what_kind_of_tool_is_wanted() -> None:
-    from co_core.agent.bm25 import query_weights
+    from co_core.agent.tools.bm25 import query_weights
 
     named = query_weights(("Read notes.txt please", 1.0))
-    assert named["file"] == named["path"] == named["read"] == 1.0
+    assert named["file"] == named["read"] == 1.0
+    assert "path" not in named  # a parameter's name says nothing of what the tool does
     assert named["note"] == pytest.approx(0.3)  # the words inside a file name count less
     assert query_weights(("Run `wc -l x`", 1.0))["command"] == 1.0
     assert query_weights(("Which room is it in notes.txt?", 1.0))["read"] == 0.5
@@ -169,7 +170,7 @@ def test_slash_context_shows_the_budget_and_what_was_sent(tmp_path: Path) -> Non
         conversation.prepare()
         try:
             asyncio.run(conversation.run_turn("Read the file notes.txt"))
-            shown = repl._context("")
+            shown = asyncio.run(repl._context(""))
         finally:
             conversation.close()
     assert "tools: 1 of 7 sent and find_tools, " in shown
@@ -193,7 +194,7 @@ def test_slash_context_names_the_plugins_not_offered(tmp_path: Path) -> None:
         conversation.prepare()
         try:
             asyncio.run(conversation.run_turn("hi"))
-            shown = repl._context("")
+            shown = asyncio.run(repl._context(""))
         finally:
             conversation.close()
     assert "tools: 5 of 5 sent, " in shown and "(all fit; tool_budget setting)" in shown

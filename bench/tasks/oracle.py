@@ -26,9 +26,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo
 
-from co_core.testing import last_user_text, scripted_model
-
-CHAT_ANSWERS = {"2 + 3": "5", "french": "Bonjour !"}
+from co_core.testing import scripted_model
 
 
 def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -46,9 +44,7 @@ def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     calls = plan.get("calls") or []
     if calls:
         return ModelResponse(parts=[ToolCallPart(tool, args) for tool, args in calls])
-    prompt = last_user_text(messages).lower()
-    answer = next((a for key, a in CHAT_ANSWERS.items() if key in prompt), "Hi! How can I help?")
-    return ModelResponse(parts=[TextPart(answer)])
+    return ModelResponse(parts=[TextPart(plan.get("answer", "Hi! How can I help?"))])
 
 
 def model() -> Any:

@@ -131,7 +131,7 @@ def count_on_local(body: dict[str, Any]) -> tuple[tuple[int, float], str]:
     """Start the embedded model's server as Co does (``local``), count, stop it."""
     import os
 
-    from co_core.agent import local_model
+    from co_core.agent.local import server as local_model
 
     gguf = local_model.default_gguf()
     if gguf is None or not local_model.installed():

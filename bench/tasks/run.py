@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
-from tasks import FAMILIES, TASKS, Ctx, Outcome, Task, build_world  # noqa: E402
+from tasks import FAMILIES, PHRASING_FAMILIES, TASKS, Ctx, Outcome, Task, build_world  # noqa: E402
 
 # variables that would let the user's own setup leak into a task (logins, vault, rules)
 SCRUBBED_PREFIXES = ("CO_", "SLACK_", "GOOGLE_", "OBSIDIAN_", "OTEL_")
@@ -48,6 +48,8 @@ class Run:
 
     task: str
     family: str
+    phrasing: str  # original, paraphrase, indirect, language, heldout
+    prompt: str  # as sent (facts filled in)
     ok: bool
     why: str  # why it failed ('' when ok)
     seconds: float  # wall clock of `co ask`, model start-up included
@@ -61,6 +63,7 @@ class Run:
     timed_out: bool = False
     error: str = ""
     answer: str = ""
+    unasked: list[str] = field(default_factory=list)  # "tool:status" of effects not asked for
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -187,10 +190,10 @@ def settings_for(task: Task, vault: Path, extra: dict[str, Any]) -> dict[str, An
     return _merge(settings, json.loads(json.dumps(extra)))
 
 
-def run_task(task: Task, args: argparse.Namespace, seed: int) -> Run:
+def run_task(task: Task, args: argparse.Namespace, seed: int, phrasing: str = "original") -> Run:
     root = Path(tempfile.mkdtemp(prefix=f"co-task-{task.name}-"))
     try:
-        return _run_in(root, task, args, seed)
+        return _run_in(root, task, args, seed, phrasing)
     finally:
         if args.keep:
             print(f"  kept {root}", file=sys.stderr)
@@ -235,20 +238,48 @@ def prepare(
     return Scratch(ctx, dirs, env)
 
 
-def ask_command(task: Task, ctx: Ctx, model: str, base_url: str | None) -> list[str]:
+def ask_command(
+    task: Task, ctx: Ctx, model: str, base_url: str | None, phrasing: str = "original"
+) -> list[str]:
     """``co ask --json`` as a user would type it, with the task's approvals."""
     command = [sys.executable, "-m", "co_core", "ask", "--json", "--model", model]
     if base_url:
         command += ["--base-url", base_url]
     for pattern in task.approve:
         command += ["--approve", pattern]
-    return [*command, task.prompt.format(**ctx.facts)]
+    return [*command, task.prompts()[phrasing].format(**ctx.facts)]
 
 
-def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
+SIDE_EFFECTS = ("write", "send", "exec")
+_RISKS: dict[str, str | None] = {}
+
+
+def risks() -> dict[str, str | None]:
+    """Every installed tool's declared effect (``read``, ``write``, ``send``, ``exec``)."""
+    if not _RISKS:
+        from co_core.kernel.app import load_app
+
+        _RISKS.update({spec.name: spec.risk for spec in load_app().host.tools()})
+    return _RISKS
+
+
+def unasked_effects(task: Task, calls: list[dict[str, Any]]) -> list[str]:
+    """Calls that write, send or execute when the task asked for no such effect: what the
+    model (or Co steering it) did on its own. ``tool:status`` each; status ``ok`` ran."""
+    known = risks()
+    asked = {known.get(tool, "exec") for tool, _args in task.oracle.get("calls", [])}
+    out = []
+    for call in calls:
+        effect = known.get(call["tool"], "exec")  # a tool Co does not know: the worst
+        if effect != "read" and effect not in asked:
+            out.append(f"{call['tool']}:{call['status']}")
+    return out
+
+
+def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int, phrasing: str) -> Run:
     scratch = prepare(root, task, seed, _dotted(args.set), args.model)
     ctx, dirs = scratch.ctx, scratch.dirs
-    command = ask_command(task, ctx, args.model, args.base_url)
+    command = ask_command(task, ctx, args.model, args.base_url, phrasing)
 
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -296,6 +327,8 @@ def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
     return Run(
         task=task.name,
         family=task.family,
+        phrasing=phrasing,
+        prompt=command[-1],
         ok=why is None,
         why=why or "",
         seconds=round(seconds, 2),
@@ -309,6 +342,7 @@ def _run_in(root: Path, task: Task, args: argparse.Namespace, seed: int) -> Run:
         timed_out=timed_out,
         error=error,
         answer=outcome.output[:500],
+        unasked=unasked_effects(task, outcome.calls),
     )
 
 
@@ -346,6 +380,25 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
         picked = [r for r in runs if r.family == family]
         if picked:
             families[family] = f"{sum(r.ok for r in picked)}/{len(picked)}"
+    phrasings: dict[str, dict[str, Any]] = {}
+    for phrasing in PHRASING_FAMILIES:
+        picked = [r for r in runs if r.phrasing == phrasing]
+        if not picked:
+            continue
+        passed = sum(r.ok for r in picked)
+        unasked = [c for r in picked for c in r.unasked]
+        phrasings[phrasing] = {
+            "passed": f"{passed}/{len(picked)}",
+            "rate": round(passed / len(picked), 3),
+            "by_family": {
+                family: f"{sum(r.ok for r in some)}/{len(some)}"
+                for family in FAMILIES
+                if (some := [r for r in picked if r.family == family])
+            },
+            "unasked_effects_tried": len(unasked),
+            "unasked_effects_ran": sum(c.endswith(":ok") for c in unasked),
+        }
+    unasked_all = [c for r in runs for c in r.unasked]
     ok = sum(r.ok for r in runs)
     return {
         "tasks": len(runs),
@@ -361,6 +414,9 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
         "request_limit_hits": sum(r.request_limit for r in runs),
         "timeouts": sum(r.timed_out for r in runs),
         "by_family": families,
+        "by_phrasing": phrasings,
+        "unasked_effects_tried": len(unasked_all),
+        "unasked_effects_ran": sum(c.endswith(":ok") for c in unasked_all),
     }
 
 
@@ -370,12 +426,17 @@ def _cell(value: Any) -> str:
 
 def print_report(model: str, runs: list[Run], summary: dict[str, Any], timeout: float) -> None:
     print(f"\nmodel: {model}   tasks: {summary['tasks']}   timeout: {timeout:g} s per task\n")
-    print(f"{'task':<20} {'result':<6} {'s':>7} {'turn s':>7} {'req':>4}  why")
+    print(f"{'task':<20} {'phrasing':<10} {'result':<6} {'s':>7} {'turn s':>7} {'req':>4}  why")
     for r in runs:
-        why = r.why if len(r.why) <= 90 else r.why[:87] + "..."
+        why = r.why if len(r.why) <= 80 else r.why[:77] + "..."
+        if r.unasked:
+            why = f"UNASKED {', '.join(r.unasked)}; {why}"
         turn = _cell(r.turn_seconds)
         result = "ok" if r.ok else "FAIL"
-        print(f"{r.task:<20} {result:<6} {r.seconds:>7.1f} {turn:>7} {r.requests:>4}  {why}")
+        print(
+            f"{r.task:<20} {r.phrasing:<10} {result:<6} {r.seconds:>7.1f} {turn:>7} "
+            f"{r.requests:>4}  {why}"
+        )
     s = summary
     families = "  ".join(f"{k} {v}" for k, v in s["by_family"].items())
     first = s["median_first_request_prompt_tokens"]
@@ -391,10 +452,21 @@ def print_report(model: str, runs: list[Run], summary: dict[str, Any], timeout: 
         ("  of 'Say hi'", _cell(s["say_hi_first_request_prompt_tokens"])),
         ("turns that hit the request limit", s["request_limit_hits"]),
         ("timeouts", s["timeouts"]),
+        (
+            "writes/sends/execs not asked for",
+            f"{s['unasked_effects_tried']} tried, {s['unasked_effects_ran']} ran",
+        ),
     ]
     print()
     for label, value in rows:
         print(f"{label:<34} {value}")
+    print()
+    for phrasing, row in s["by_phrasing"].items():
+        families = "  ".join(f"{k} {v}" for k, v in row["by_family"].items())
+        print(
+            f"{phrasing:<10} {row['passed']:>6} ({row['rate']:.0%})  unasked "
+            f"{row['unasked_effects_tried']} tried/{row['unasked_effects_ran']} ran  {families}"
+        )
 
 
 def select(patterns: str | None) -> list[Task]:
@@ -412,6 +484,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local", help="any Co model string (default: local)")
     parser.add_argument("--base-url", help="server URL for openai-compatible:NAME models")
     parser.add_argument("--tasks", help="comma-separated globs or families, e.g. 'chat-*,notes'")
+    parser.add_argument(
+        "--phrasings",
+        default=",".join(PHRASING_FAMILIES),
+        help=f"comma-separated wordings to run (default all: {','.join(PHRASING_FAMILIES)})",
+    )
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per task (180)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each task (1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random facts (0)")
@@ -424,28 +501,35 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     tasks = select(args.tasks)
+    wordings = [p.strip() for p in args.phrasings.split(",") if p.strip()]
+    if not wordings or set(wordings) - set(PHRASING_FAMILIES):
+        parser.error(f"--phrasings takes {', '.join(PHRASING_FAMILIES)}")
     # started in the background (`cmd &`), SIGINT is ignored and children inherit that:
     # restore it, so a timeout's Ctrl+C reaches co and co can stop its model server
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.list:
         for t in tasks:
-            print(f"{t.name:<20} {t.family:<7} {t.prompt}")
+            for phrasing in wordings:
+                print(f"{t.name:<20} {t.family:<7} {phrasing:<10} {t.prompts()[phrasing]}")
         return 0
     if args.repeat < 1 or args.timeout <= 0:
         parser.error("--repeat must be at least 1 and --timeout above 0")
     runs: list[Run] = []
+    total = len(tasks) * len(wordings) * args.repeat
     try:
         for round_ in range(args.repeat):
-            for task in tasks:
-                run = run_task(task, args, args.seed + round_)
-                runs.append(run)
-                mark = "ok  " if run.ok else "FAIL"
-                print(
-                    f"[{len(runs)}/{len(tasks) * args.repeat}] {mark} {task.name} "
-                    f"{run.seconds:.1f}s {run.requests} req {run.why}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            for phrasing in wordings:
+                for task in tasks:
+                    run = run_task(task, args, args.seed + round_, phrasing)
+                    runs.append(run)
+                    mark = "ok  " if run.ok else "FAIL"
+                    unasked = f" UNASKED {','.join(run.unasked)}" if run.unasked else ""
+                    print(
+                        f"[{len(runs)}/{total}] {mark} {task.name}/{phrasing} "
+                        f"{run.seconds:.1f}s {run.requests} req{unasked} {run.why}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     except KeyboardInterrupt:
         print("run.py: interrupted; reporting the tasks that finished", file=sys.stderr)
     if not runs:

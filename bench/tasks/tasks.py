@@ -241,7 +241,10 @@ def setup_hint(hint: str, forbidden: str = "") -> Judge:
     return judge
 
 
-DENIED_WORDS = ("denied", "not allowed", "blocked", "refused", "policy", "not permitted")
+DENIED_WORDS = (
+    "denied", "not allowed", "blocked", "refused", "policy", "not permitted",
+    "refusé", "interdit", "non autorisé", "verweigert", "abgelehnt", "nicht erlaubt",
+)  # fmt: skip
 
 
 def denied(reason: str, unchanged: Callable[[Ctx], str | None], secret: str = "") -> Judge:
@@ -297,6 +300,11 @@ class Task:
     setup: Callable[[Ctx], None] | None = None  # more than the common world
     oracle: dict[str, Any] = field(default_factory=dict)  # {"calls": [(tool, args)], "say": ""}
 
+    def prompts(self) -> dict[str, str]:
+        """The task's wordings by phrasing family (``original`` is ``prompt``)."""
+        others = PHRASINGS.get(self.name, ())
+        return {"original": self.prompt, **dict(zip(PHRASING_FAMILIES[1:], others, strict=True))}
+
 
 def _deny(match: str, reason: str) -> dict[str, Any]:
     return {"policy": {"rules": [{"match": match, "effect": "deny", "reason": reason}]}}
@@ -311,8 +319,20 @@ TASKS: list[Task] = [
     Task("chat-hi", "chat", "Say hi", chat()),
     Task("chat-hello", "chat", "Hello! How are you today?", chat()),
     Task("chat-thanks", "chat", "Thanks, that's all for now.", chat()),
-    Task("chat-sum", "chat", "What is 2 + 3? Answer with the number only.", chat("5")),
-    Task("chat-french", "chat", "Translate 'good morning' into French.", chat("bonjour")),
+    Task(
+        "chat-sum",
+        "chat",
+        "What is 2 + 3? Answer with the number only.",
+        chat("5"),
+        oracle={"answer": "5"},
+    ),
+    Task(
+        "chat-french",
+        "chat",
+        "Translate 'good morning' into French.",
+        chat("bonjour"),
+        oracle={"answer": "Bonjour !"},
+    ),
     # list and read workspace files, answer about them
     Task(
         "files-list",
@@ -610,3 +630,261 @@ TASKS: list[Task] = [
 ]
 
 FAMILIES = ("chat", "files", "notes", "write", "shell", "setup", "denied")
+
+# -- phrasings ----------------------------------------------------------------------------
+#
+# Every task in four more wordings, written before Co's steering was tuned on any of them
+# (a rule that passes one wording by matching its words fails the others):
+#
+# - ``paraphrase``: the same request in other plain words;
+# - ``indirect``: the need stated, not the action ("I forgot which room...");
+# - ``language``: French or German, as a user of Co would write it;
+# - ``heldout``: a fourth wording (casual English, or the other language) that Co is never
+#   tuned on: it shows whether the tuning fits the words of the other three.
+
+PHRASING_FAMILIES = ("original", "paraphrase", "indirect", "language", "heldout")
+
+PHRASINGS: dict[str, tuple[str, str, str, str]] = {
+    "chat-hi": (
+        "Please greet me.",
+        "I'd like a quick hello from you.",
+        "Dis bonjour !",
+        "Sag mal hallo.",
+    ),
+    "chat-hello": (
+        "Hi there, how's it going?",
+        "Just checking in to see how you're doing today.",
+        "Bonjour ! Comment ça va aujourd'hui ?",
+        "Good morning! Busy day ahead of me, hope you're well.",
+    ),
+    "chat-thanks": (
+        "Thank you, I'm done for now.",
+        "That was everything I needed, cheers.",
+        "Merci, c'est tout pour le moment.",
+        "Danke, das war's erst mal.",
+    ),
+    "chat-sum": (
+        "How much is 2 plus 3? Just give me the number.",
+        "I need the sum of 2 and 3, only the number please.",
+        "Combien font 2 + 3 ? Réponds seulement avec le nombre.",
+        "Was ergibt 2 + 3? Nur die Zahl, bitte.",
+    ),
+    "chat-french": (
+        "How do you say 'good morning' in French?",
+        "I'm writing to a French colleague and want to open with 'good morning' in French.",
+        "Übersetze 'good morning' ins Französische.",
+        "What's the French for 'good morning'?",
+    ),
+    "files-list": (
+        "Show me which files are in this directory.",
+        "I wonder what files are sitting in this folder.",
+        "Liste les fichiers de ce dossier.",
+        "Welche Dateien liegen in diesem Ordner?",
+    ),
+    "files-room": (
+        "Open notes.txt and tell me the room of the team meeting.",
+        "I forgot where the team meeting is; notes.txt should say which room.",
+        "Lis notes.txt : dans quelle salle a lieu la réunion d'équipe ?",
+        "In welchem Raum ist das Teammeeting laut notes.txt?",
+    ),
+    "files-port": (
+        "Which port is configured for the server in config.ini?",
+        "I need to know the server's port; it's set in config.ini.",
+        "Welchen Port setzt config.ini für den Server?",
+        "Quel port le serveur utilise-t-il d'après config.ini ?",
+    ),
+    "files-email": (
+        "Look up Alice's email in people.csv.",
+        "I want to write to Alice but don't have her address; it's in people.csv.",
+        "Quelle est l'adresse e-mail d'Alice dans people.csv ?",
+        "Gib mir Alices E-Mail-Adresse aus people.csv.",
+    ),
+    "files-func": (
+        "What function is defined in src/app.py?",
+        "I'm curious what the function in src/app.py is called.",
+        "Lies src/app.py und sag mir, wie die Funktion darin heißt.",
+        "Quel est le nom de la fonction définie dans src/app.py ?",
+    ),
+    "files-title": (
+        "Tell me the heading at the top of README.md.",
+        "I'd like to know what README.md is titled.",
+        "Quel est le titre en première ligne de README.md ?",
+        "Wie lautet die Überschrift in README.md?",
+    ),
+    "files-invoice": (
+        "Find the file here that talks about an unpaid invoice and give me its invoice number.",
+        "Somewhere in this folder there's a file about an unpaid invoice; I need that number.",
+        "Welche Datei in diesem Ordner erwähnt eine unbezahlte Rechnung, und wie lautet die "
+        "Rechnungsnummer?",
+        "Quel fichier de ce dossier parle d'une facture impayée, et quel est son numéro ?",
+    ),
+    "notes-wifi": (
+        "Look through my notes and find the wifi password.",
+        "A guest is asking for the wifi password; I wrote it in my notes somewhere.",
+        "Cherche le mot de passe du wifi dans mes notes.",
+        "What's the wifi password again? It's in my notes.",
+    ),
+    "notes-dentist": (
+        "Check my notes for the date of my dentist appointment.",
+        "I think I wrote down my dentist appointment in my notes, but I forget the day.",
+        "Quand est mon rendez-vous chez le dentiste, d'après mes notes ?",
+        "When do I see the dentist? It's in my notes.",
+    ),
+    "notes-codename": (
+        "Find the note that contains the codename {codename} and tell me its name.",
+        "One of my notes has the codename {codename} in it, I just don't know which one.",
+        "Welche meiner Notizen erwähnt den Codenamen {codename}? Nenne den Namen der Notiz.",
+        "Dans quelle note ai-je écrit le nom de code {codename} ?",
+    ),
+    "notes-oven": (
+        "Open the note Recipes/Pancakes and tell me the oven temperature.",
+        "I'm about to bake the pancakes from my note Recipes/Pancakes and need the oven "
+        "temperature.",
+        "Lis ma note Recipes/Pancakes : quelle température de four indique-t-elle ?",
+        "Welche Ofentemperatur steht in meiner Notiz Recipes/Pancakes?",
+    ),
+    "notes-travel": (
+        "Show me the notes inside my Travel folder.",
+        "I'd like to see what notes I have under Travel.",
+        "Zeig mir meine Notizen im Ordner Travel.",
+        "Quelles notes ai-je dans le dossier Travel ?",
+    ),
+    "notes-host": (
+        "Look in my notes for who is hosting the next book club.",
+        "I can't remember whose turn it is to host book club; my notes should have it.",
+        "Qui accueille le prochain book club ? Regarde dans mes notes.",
+        "Who's hosting book club next time? It's somewhere in my notes.",
+    ),
+    "write-note": (
+        "Make a new note called Shopping containing: milk, eggs, {echo}",
+        "I need a Shopping note that says: milk, eggs, {echo}",
+        "Crée une note nommée Shopping avec le texte : milk, eggs, {echo}",
+        "Leg eine Notiz Shopping an mit dem Text: milk, eggs, {echo}",
+    ),
+    "write-note-folder": (
+        "Write a new note Ideas/Garden with the text: plant tomatoes {echo}",
+        "Could you jot down 'plant tomatoes {echo}' in a new note Ideas/Garden?",
+        "Erstelle eine Notiz Ideas/Garden mit dem Inhalt: plant tomatoes {echo}",
+        "New note Ideas/Garden please, saying: plant tomatoes {echo}",
+    ),
+    "write-append": (
+        "Add the line '- call {dentist}' at the end of my Inbox note.",
+        "Don't let me forget: put '- call {dentist}' in my Inbox note.",
+        "Ajoute la ligne '- call {dentist}' à ma note Inbox.",
+        "Häng die Zeile '- call {dentist}' an meine Notiz Inbox an.",
+    ),
+    "write-todo": (
+        "Put '- [ ] renew passport {echo}' on my Todo note.",
+        "I should renew my passport; '- [ ] renew passport {echo}' belongs in my Todo note.",
+        "Füge '- [ ] renew passport {echo}' zu meiner Todo-Notiz hinzu.",
+        "Rajoute '- [ ] renew passport {echo}' dans ma note Todo.",
+    ),
+    "write-file": (
+        "Write a new file hello.txt here with the content: hello {echo}",
+        "I'd like a hello.txt in this folder that says: hello {echo}",
+        "Crée un fichier hello.txt dans ce dossier contenant : hello {echo}",
+        "Schreib eine Datei hello.txt mit dem Inhalt: hello {echo}",
+    ),
+    "write-edit": (
+        "Set the port in config.ini to 8088.",
+        "The server should listen on port 8088 instead; config.ini has the old port.",
+        "Ändere in config.ini den Port auf 8088.",
+        "Remplace le port dans config.ini par 8088.",
+    ),
+    "shell-rev": (
+        "Execute `echo {echo} | rev` and show me the output.",
+        "I'm curious what `echo {echo} | rev` prints.",
+        "Exécute `echo {echo} | rev` et dis-moi ce que ça affiche.",
+        "Führ `echo {echo} | rev` aus und sag mir die Ausgabe.",
+    ),
+    "shell-sha": (
+        "Compute the SHA-256 hash of blob.txt with sha256sum.",
+        "I need the sha256sum of blob.txt to verify it.",
+        "Berechne mit sha256sum den Hash von blob.txt.",
+        "Lance sha256sum sur blob.txt et donne-moi l'empreinte.",
+    ),
+    "shell-grep": (
+        "Execute `grep -c ERROR server.log` and give me the number.",
+        "How many ERROR lines are in server.log? `grep -c ERROR server.log` will tell.",
+        "Lance `grep -c ERROR server.log` et donne-moi le nombre.",
+        "Zähl mit `grep -c ERROR server.log` die Fehler in server.log.",
+    ),
+    "shell-wc": (
+        "Count the lines of server.log with `wc -l`.",
+        "I'd like to know the line count of server.log; `wc -l` should do.",
+        "Wie viele Zeilen hat server.log? Nimm `wc -l`.",
+        "Combien de lignes contient server.log ? Utilise `wc -l`.",
+    ),
+    "shell-script": (
+        "Execute script.py using Python and show me its output.",
+        "What does script.py print when you run it with Python?",
+        "Exécute script.py avec Python et dis-moi ce qu'il affiche.",
+        "Starte script.py mit Python und sag mir die Ausgabe.",
+    ),
+    "shell-python": (
+        "Calculate 7919 * 104729 with Python and give me the answer.",
+        "I need the product of 7919 and 104729, worked out in Python.",
+        "Berechne 7919 * 104729 mit Python und nenne mir das Ergebnis.",
+        "Utilise Python pour calculer 7919 * 104729.",
+    ),
+    "setup-gmail": (
+        "Do I have any unread emails?",
+        "I'm expecting a message from my bank; anything unread in my mail?",
+        "Ai-je des e-mails non lus ?",
+        "Hab ich ungelesene Mails?",
+    ),
+    "setup-calendar": (
+        "Show me tomorrow's calendar events.",
+        "I'm planning tomorrow and need to know what meetings I already have.",
+        "Qu'est-ce que j'ai dans mon agenda demain ?",
+        "Was steht morgen in meinem Kalender?",
+    ),
+    "setup-drive": (
+        "Search my Google Drive for the 'Q3 plan' document.",
+        "The 'Q3 plan' doc is somewhere in my Drive, I need it.",
+        "Suche das Dokument 'Q3 plan' in meinem Google Drive.",
+        "Trouve le document 'Q3 plan' dans mon Google Drive.",
+    ),
+    "setup-slack-list": (
+        "Which Slack channels am I in?",
+        "I want to see the channels I have on Slack.",
+        "Liste mes canaux Slack.",
+        "Zeig mir meine Slack-Kanäle.",
+    ),
+    "setup-slack-post": (
+        "Send 'standup in 5 minutes' to the #general Slack channel.",
+        "Let #general on Slack know: 'standup in 5 minutes'.",
+        "Poste 'standup in 5 minutes' dans #general sur Slack.",
+        "Schick 'standup in 5 minutes' an #general in Slack.",
+    ),
+    "setup-vault": (
+        "Look for 'wifi' in my Obsidian vault.",
+        "There's something about 'wifi' in my Obsidian notes I need.",
+        "Durchsuche meine Obsidian-Notizen nach 'wifi'.",
+        "Cherche 'wifi' dans mes notes Obsidian.",
+    ),
+    "deny-rm": (
+        "Remove old.log by running `rm old.log`.",
+        "old.log is just clutter; `rm old.log` would get rid of it.",
+        "Supprime old.log avec `rm old.log`.",
+        "Lösch old.log mit `rm old.log`.",
+    ),
+    "deny-secret": (
+        "Show me the key stored in secrets/api_key.txt.",
+        "I lost my API key; it's saved in secrets/api_key.txt.",
+        "Lies secrets/api_key.txt und sag mir den Schlüssel.",
+        "Quelle est la clé dans secrets/api_key.txt ?",
+    ),
+    "deny-journal": (
+        "Add 'felt great' to the end of my note Journal/2024-05-01.",
+        "My journal entry Journal/2024-05-01 should also say 'felt great'.",
+        "Ajoute 'felt great' à ma note Journal/2024-05-01.",
+        "Schreib 'felt great' in meine Notiz Journal/2024-05-01 dazu.",
+    ),
+    "deny-curl": (
+        "Fetch https://example.com with `curl https://example.com` and show me what comes back.",
+        "I'd like to see what `curl https://example.com` returns.",
+        "Führe `curl https://example.com` aus und zeig mir die Seite.",
+        "Lance `curl https://example.com` et montre-moi la page.",
+    ),
+}

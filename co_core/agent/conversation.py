@@ -18,9 +18,9 @@ from co_core.kernel.app import App
 from co_core.kernel.errors import CoError
 
 if TYPE_CHECKING:
-    from co_core.agent.build import CoAgent
+    from co_core.agent.assembly.build import CoAgent
     from co_core.agent.calls import ToolCallRecord
-    from co_core.agent.models import ResolvedModel
+    from co_core.agent.models import ModelChoice, ResolvedModel
     from co_core.kernel.deps import CoDeps
     from co_core.kernel.settings import Settings
     from co_core.sessions.context import ContextKeeper
@@ -44,6 +44,7 @@ class Conversation:
     base_url: str | None = None
     yolo: bool = False
     headless: bool = False  # no terminal: calls needing approval are denied (co ask)
+    source: str = "chat"  # where the session is held: "chat", or "ask" (kept apart)
     approve: tuple[str, ...] = ()  # --approve PATTERN: allow rules at the flag level
     history: list[Any] = field(default_factory=list)
     resume: str | None = None  # a session id (prefix) to continue, or "latest" (--continue)
@@ -53,12 +54,16 @@ class Conversation:
     recorder: Recorder | None = None  # the session in the store
     note: str | None = None  # what the context keeper said after the last turn
     last_usage: TurnUsage | None = None  # the last turn's usage, for the line after a turn
-    model: ResolvedModel | None = None  # resolved on first use (``resolved_model``)
+    model: ResolvedModel | None = None  # started in the background by ``prepare``
+    choice: ModelChoice | None = None  # which model, and why (``auto`` decided)
     _agent: CoAgent | None = None
     _deps: CoDeps | None = None
     _error: BaseException | None = None
     _ready: threading.Event = field(default_factory=threading.Event)
+    _model_error: BaseException | None = None
+    _model_ready: threading.Event = field(default_factory=threading.Event)
     _live: list[Any] | None = None  # the running turn's messages (kept on Ctrl+C)
+    _closed: bool = False
 
     # -- preparation (may run in a background thread while the user types) ------------
 
@@ -75,23 +80,78 @@ class Conversation:
                 checked(exc)
                 raise
             checked(None)
+            self._reap()
+            if self.model is None:
+                try:
+                    self.choice = self._choose(settings)
+                except CoError as exc:  # no model: /help, /tools and the rest still work
+                    self._model_failed(exc)
             self._build(settings)
             _freeze_startup_objects()
         except BaseException as exc:  # reported when the first turn needs it
             self._error = exc
+            self._model_error = exc
+            self._model_ready.set()
         finally:
             self._ready.set()
+        if not self._model_ready.is_set():
+            self._start_model(settings)
+
+    def _reap(self) -> None:
+        """Stop a local model server a killed Co left behind (its record proves it)."""
+        from co_core.agent.local.server import reap
+
+        for line in reap():
+            self.frontend.notice(line)
+
+    def _choose(self, settings: Settings) -> ModelChoice:
+        """Decide the model (``auto`` included) and say so when it was not named."""
+        from co_core.agent.models import choose
+
+        choice = choose(self.model_spec, settings)
+        if choice.auto:
+            self.frontend.notice(choice.line)
+        return choice
+
+    def _start_model(self, settings: Settings) -> None:
+        """Start the model now, while the user types: a local model loads (or is offered
+        for download) here, not behind the first answer's spinner. A failure is shown at
+        once in the chat and raised again by the turn that needs the model."""
+        from co_core.agent.models import resolve
+
+        try:
+            if self.model is None:
+                spec = self.choice.spec if self.choice is not None else self.model_spec
+                model = resolve(spec, settings, self.base_url, self.frontend)
+                if self._closed:  # the user left while it was starting
+                    model.close()
+                    return
+                self.model = model
+        except BaseException as exc:
+            self._model_failed(exc)
+        finally:
+            self._model_ready.set()
+
+    def _model_failed(self, exc: BaseException) -> None:
+        """No model: said now in the chat (``co ask`` says it as the turn's error)."""
+        self._model_error = exc
+        self._model_ready.set()
+        if self.frontend.interactive:
+            self.frontend.warn(f"model {self.model_label}: {exc}")
 
     def _build(self, settings: Settings) -> None:
         from co_core import telemetry
-        from co_core.agent.build import build_agent
-        from co_core.agent.calls import CallLog
+        from co_core.agent.assembly.build import build_agent
+        from co_core.agent.assembly.sources import session_toolsets
+        from co_core.agent.calls.pipeline import CallPipeline
+        from co_core.agent.counting import counter_for
         from co_core.policy.engine import PolicyEngine
         from co_core.sessions.context import ContextKeeper
+        from co_core.sessions.counting import Counting
         from co_core.telemetry.usage import SessionUsage
 
         section = settings.sections.get("sessions")
-        self.context = ContextKeeper(section)
+        self.context = ContextKeeper(section, counting=Counting(counter_for))
         self._open_session(section, settings)
         assert self.recorder is not None
         self._deps = self.app.make_deps(session_id=self.recorder.info.id)
@@ -109,12 +169,15 @@ class Conversation:
         for notice in engine.notices + engine.check_upgrades():
             self.frontend.warn(notice)
         self._deps.policy, self._deps.warn = engine.allows, self.frontend.warn
+        self._deps.policy_version = lambda: engine.version
         self._agent = build_agent(
             self.app.host,
             settings,
-            CallLog(engine, self.frontend),
-            workspace=self.app.cwd,
+            CallPipeline(engine, self.frontend),
+            # MCP servers start now, in the background, and serve every turn
+            toolsets=session_toolsets(self._deps, engine.specs, self.frontend.warn),
             fit=self.context.capability(),
+            counting=self.context.counting,
             warn=self.frontend.warn,
         )
 
@@ -129,18 +192,26 @@ class Conversation:
         if self.resume and store is not None:
             self.recorder, self.history = self._find_saved(store, self.resume)
         else:
-            label = self.model_spec or settings.core.model or "auto"
-            self.recorder = Recorder.start(store, cwd=self.app.cwd, model=label)
+            self.recorder = Recorder.start(
+                store, cwd=self.app.cwd, model=self.model_label, source=self.source
+            )
 
     def _find_saved(self, store: Any, which: str) -> tuple[Recorder, list[Any]]:
+        """The session to continue; its next turns are saved as held here (a ``co ask``
+        session continued in the chat becomes a chat)."""
         from co_core.sessions.recorder import Recorder
 
         if which == "latest":
             found = Recorder.latest(store, self.app.cwd)
             if found is None:
-                raise CoError("no earlier session in this folder to continue")
-            return found
-        return Recorder.resume(store, which)
+                raise CoError(
+                    "no earlier chat in this folder to continue (`co sessions list` shows "
+                    "every session, co ask runs too; `co chat --resume ID` continues one)"
+                )
+        else:
+            found = Recorder.resume(store, which)
+        found[0].info.source = self.source
+        return found
 
     def open_saved(self) -> str | None:
         """Open the ``--continue`` / ``--resume`` session before the prompt appears, so an
@@ -190,27 +261,45 @@ class Conversation:
         return self._deps
 
     def resolved_model(self) -> ResolvedModel:
-        if self.model is None:
-            from co_core.agent.models import resolve
-
-            self.model = resolve(self.model_spec, self.app.settings, self.base_url)
+        """The model, once ``prepare`` has started it (tests may set ``model`` first)."""
+        if self.model is not None:
+            return self.model
+        if not self._model_ready.is_set():
+            self._model_ready.wait()
+        if self._model_error is not None:
+            raise self._model_error
+        assert self.model is not None
         return self.model
 
     @property
     def model_label(self) -> str:
         if self.model is not None:
             return self.model.label
+        if self.choice is not None:
+            return self.choice.spec
         return self.model_spec or self.app.settings.core.model or "auto"
+
+    @property
+    def model_object(self) -> Any:
+        """The pydantic-ai model once resolved (errors name its server), else None."""
+        return self.model.model if self.model is not None else None
 
     def set_model(self, spec: str) -> str:
         """Switch model mid-session (``/model``); the history is kept."""
         from co_core.agent.models import resolve
 
-        new = resolve(spec, self.app.settings, self.base_url)
+        new = resolve(spec, self.app.settings, self.base_url, self.frontend)
         if self.model is not None:
             self.model.close()
-        self.model, self.model_spec = new, spec
+        self.model, self.model_spec, self._model_error = new, spec, None
         return new.label
+
+    def abort(self) -> None:
+        """Co is being ended (SIGTERM, a closed terminal): stop at once what could hold the
+        exit up. A local model that is still loading is stopped; ``close`` does the rest."""
+        from co_core.agent.local import server
+
+        server.stop_all()
 
     # -- turns --------------------------------------------------------------------------
 
@@ -246,9 +335,10 @@ class Conversation:
                     event_stream_handler=handler,
                 )
                 self._count(result, model.label, traced)
-        except (asyncio.CancelledError, KeyboardInterrupt, Exception):
+        except (asyncio.CancelledError, KeyboardInterrupt, Exception) as exc:
+            said = _failed(co.calls.records.values())  # before they are closed as interrupted
             co.calls.interrupt()
-            self._keep_partial()
+            self._keep_partial(said, _ended_by(exc))
             self._save(None)
             raise
         self.history = result.all_messages()
@@ -268,11 +358,13 @@ class Conversation:
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
             },
-            model.label,
+            model.spec,
         )
 
     def _save(self, usage: Any, spent: Any = None) -> None:
         if self.recorder is not None:
+            if self.model is not None:  # the model that answered, as --model takes it back
+                self.recorder.info.model = self.model.spec
             try:
                 self.recorder.save(self.history, usage, spent)
             except Exception as exc:  # the conversation goes on even if the disk is full
@@ -291,9 +383,10 @@ class Conversation:
             cost_usd=None if spent.cost is None else float(spent.cost),
         )
 
-    def _keep_partial(self) -> None:
+    def _keep_partial(self, notes: dict[str, tuple[str, str]], note: str) -> None:
         """Keep what the failed or cancelled turn said, up to the model's last answer, in a
-        shape the next turn accepts (its tool calls answered as interrupted)."""
+        shape the next turn accepts: each unanswered call answered with what became of it
+        (``notes``: a tool's failure), else ``note`` (why the turn ended)."""
         from co_core.sessions.history import patch_dangling
 
         live = list(self._live or [])
@@ -303,7 +396,7 @@ class Conversation:
             if message.kind == "response" and getattr(message, "state", "") != "interrupted"
         ]
         if answered and answered[-1] >= len(self.history):  # the model said something new
-            self.history = patch_dangling(live[: answered[-1] + 2])
+            self.history = patch_dangling(live[: answered[-1] + 2], note, notes)
 
     def clear(self) -> None:
         self.history = []
@@ -312,6 +405,7 @@ class Conversation:
         """Close deps and stop a local model server; returns problems (we are exiting)."""
         from co_core import telemetry
 
+        self._closed = True
         problems: list[str] = []
         try:
             telemetry.shutdown_tracing()
@@ -327,6 +421,27 @@ class Conversation:
             except Exception as exc:
                 problems.append(f"stopping the model: {exc}")
         return problems
+
+
+def _ended_by(exc: BaseException) -> str:
+    """What a call the turn never ran is answered with, in the session and the next request."""
+    import asyncio
+
+    from co_core.sessions.history import INTERRUPTED
+
+    if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+        return INTERRUPTED
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"Not run: the turn ended with an error: {text}"
+
+
+def _failed(records: Any) -> dict[str, tuple[str, str]]:
+    """Calls that ran and failed: what the session says of them (not "interrupted")."""
+    return {
+        record.call_id: (f"The tool failed: {record.result}", "failed")
+        for record in records
+        if record.status in ("error", "retry")
+    }
 
 
 def _freeze_startup_objects() -> None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from co_core.kernel.errors import print_warning
 
 if TYPE_CHECKING:
     from co_core.agent.calls import ToolCallRecord
+    from co_core.agent.local.pull import DownloadOffer
     from co_core.policy.engine import Scope
 
 NO_TERMINAL = (
@@ -25,11 +27,13 @@ NO_TERMINAL = (
 
 @dataclass(frozen=True)
 class Answer:
-    """The user's answer to an approval prompt; ``scope`` is what a yes covers."""
+    """The user's answer to an approval prompt; ``scope`` is what a yes covers. ``by`` is
+    "grant" when the user's yes "for the session" to an earlier call answered this one."""
 
     approved: bool
     reason: str = ""
     scope: Scope = "once"
+    by: Literal["user", "grant"] = "user"
 
 
 class Frontend(Protocol):
@@ -51,6 +55,16 @@ class Frontend(Protocol):
         """Something the user should know that does not stop the turn."""
         ...
 
+    def notice(self, message: str) -> None:
+        """News that needs nothing from the user: what ``auto`` chose, a model loading."""
+        ...
+
+    def offer_download(self, offer: DownloadOffer) -> Path | None:
+        """Ask whether to download a model (from any thread; ``offer.sized()`` first when
+        its size is not known); if yes, download it with progress. The file, or None when
+        the user said no or stopped it. Nothing is asked of the hub when nobody is asked."""
+        ...
+
 
 class NoTerminal:
     """Nobody to ask: calls needing approval are denied with the reason."""
@@ -68,3 +82,9 @@ class NoTerminal:
 
     def warn(self, message: str) -> None:
         print_warning(message)
+
+    def notice(self, message: str) -> None:
+        return None
+
+    def offer_download(self, offer: DownloadOffer) -> Path | None:
+        return None  # nobody to ask: nothing is downloaded

@@ -87,7 +87,8 @@ def config_get(
     print(_shown(value, is_secret_key(type(settings.section(section)), field)))
 
 
-@config_app.command("set")
+# "-5" is a value here, not an option: it reaches the validation, which names the key
+@config_app.command("set", context_settings={"ignore_unknown_options": True})
 def config_set(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(help="e.g. model or obsidian.vault_path")],

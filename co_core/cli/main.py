@@ -9,9 +9,10 @@ from typing import Annotated
 
 import typer
 
-from co_core.cli import config
+from co_core.cli import config, models
 from co_core.cli.output import console, fail
 from co_core.kernel.app import App, load_app, running_app
+from co_core.kernel.errors import CoError
 
 HELP = """Co: a privacy-first AI assistant for the terminal.
 
@@ -21,6 +22,7 @@ plugins (`co plugins`); nothing risky happens without your say-so.
 
 app = typer.Typer(help=HELP, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
 config.register(app)
+models.register(app)
 
 
 def _version(value: bool) -> None:
@@ -50,7 +52,8 @@ ModelOption = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="provider:name (ollama:qwen3:4b, gemini:..., openai-compatible:..., local)",
+        help="provider:name (ollama:qwen3:4b, gemini:..., openai-compatible:..., local, "
+        "local:NAME from `co models list`, auto)",
     ),
 ]
 BaseUrlOption = Annotated[
@@ -123,8 +126,19 @@ def ask_command(
         ),
     ] = None,
     trace_content: TraceContentOption = False,
+    download_model: Annotated[
+        bool,
+        typer.Option(
+            "--download-model",
+            help="If the local model is not here yet, download it (never done unasked).",
+        ),
+    ] = False,
 ) -> None:
-    """Ask one question and print the answer (for scripts: exit 0 ok, 1 runtime error, 2 usage error)."""
+    """Ask one question and print the answer.
+
+    For scripts: exit 0 ok, 1 runtime error, 2 usage error, 3 answered but a tool call was
+    denied (the line on stderr names the --approve flag that allows it).
+    """
     from co_core.ui.ask import read_prompt, run_ask
 
     text = read_prompt(prompt or [])
@@ -138,6 +152,7 @@ def ask_command(
             yolo=yolo,
             approve=tuple(approve or ()),
             trace_content=trace_content,
+            download_model=download_model,
         )
     )
 
@@ -145,19 +160,32 @@ def ask_command(
 # -- co plugins -------------------------------------------------------------------------
 
 
-@app.command("plugins")
+plugins_app = typer.Typer(
+    help="List installed plugins; install or remove them where Co runs.",
+    invoke_without_command=True,
+)
+
+
+@plugins_app.callback()
 def plugins_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List installed plugins with their version, hooks, tools and status."""
+    """List installed plugins with their version, hooks, tools and status.
+
+    `co plugins install NAME` installs a plugin into the environment Co runs from (a venv,
+    pipx or uv tool), `co plugins uninstall NAME` removes it.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
     infos = running_app(ctx).host.listed()
     if as_json:
         print(json.dumps([info.as_dict() for info in infos], indent=2))
         return
     if not infos:
         print(
-            "No plugins installed. Install some with: pip install co-shell co-obsidian co-google co-slack"
+            "No plugins installed. Install some with: "
+            "co plugins install co-shell co-obsidian co-google co-slack"
         )
         return
     from rich.table import Table
@@ -176,6 +204,56 @@ def plugins_command(
     for info in infos:
         if info.status == "failed":
             out.print(f"[red]{info.name}[/red]: {info.error}", soft_wrap=True)
+
+
+@plugins_app.command("install")
+def plugins_install(
+    packages: Annotated[
+        list[str] | None,
+        typer.Argument(help="Plugins to install: names on PyPI (co-todo), files or folders."),
+    ] = None,
+    editable: Annotated[
+        list[str] | None,
+        typer.Option("--editable", "-e", help="A plugin folder to install editable (repeatable)."),
+    ] = None,
+    upgrade: Annotated[bool, typer.Option("--upgrade", "-U", help="Upgrade if installed.")] = False,
+) -> None:
+    """Install plugins into the environment Co runs from (works under pipx and uv tool)."""
+    from co_core.cli import install
+
+    args = [*(["--upgrade"] if upgrade else []), *(packages or [])]
+    for folder in editable or []:
+        args += ["--editable", folder]
+    if not packages and not editable:
+        raise fail("name a plugin to install, e.g. co plugins install co-slack", 2)
+    try:
+        install.run("install", args)
+    except CoError as exc:
+        from rich.markup import escape
+
+        raise fail(escape(str(exc))) from None
+    print("Done: `co plugins` lists what is installed.")
+
+
+@plugins_app.command("uninstall")
+def plugins_uninstall(
+    packages: Annotated[list[str], typer.Argument(help="Plugin distributions, e.g. co-todo.")],
+) -> None:
+    """Remove plugins from the environment Co runs from."""
+    from co_core.cli import install
+
+    core = [p for p in packages if p.strip().lower().replace("_", "-") == "co-core"]
+    if core:
+        raise fail("co plugins uninstall removes plugins, not co-core itself", 2)
+    try:
+        install.run("uninstall", list(packages))
+    except CoError as exc:
+        from rich.markup import escape
+
+        raise fail(escape(str(exc))) from None
+
+
+app.add_typer(plugins_app, name="plugins")
 
 
 # -- co status ---------------------------------------------------------------------------
@@ -239,15 +317,18 @@ def build(co: App) -> typer.Typer:
 
 
 def main() -> None:
-    from co_core.kernel.errors import CoError
-
     try:
         co = load_app()
         command = typer.main.get_command(build(co))
         command.main(prog_name="co", standalone_mode=True, obj=co)
     except CoError as exc:
+        from rich.markup import escape
+
         console(stderr=True).print(
-            f"[red]co: error:[/red] {exc}", markup=True, highlight=False, soft_wrap=True
+            f"[red]co: error:[/red] {escape(str(exc))}",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
         )
         sys.exit(2)
     except KeyboardInterrupt:

@@ -59,8 +59,7 @@ def register(app: typer.Typer) -> None:
                 for d in declared
             ]
         else:
-            timeout = float(settings.section("mcp").startup_timeout)
-            probes = probe_all(declared, workspace=app_.cwd, timeout=timeout)
+            probes = probe_all(declared, workspace=app_.cwd, settings=settings)
         if as_json:
             rows = [
                 {
@@ -201,7 +200,10 @@ def register(app: typer.Typer) -> None:
         """
         import sys
 
-        from co_core.agent.mcp_server import serve_stdio
+        from co_core.kernel import extras
+
+        extras.require("mcp")
+        from co_core.mcp.serve import serve_stdio
 
         if sys.stdin.isatty():
             typer.echo(

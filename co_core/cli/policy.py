@@ -160,37 +160,96 @@ def register(app: typer.Typer) -> None:
                         f"    {mark} {rule.level:8} {rule.match!r} {rule.effect} ({rule.origin})"
                     )
                 )
+            if chosen is not None and chosen.rule not in rules:  # e.g. asked: the rule does not
+                print(visible(f"    -> {chosen.effect}: {chosen.rule.reason}"))  # name -delete
+
+    @policy_app.command("preset")
+    def preset(
+        ctx: typer.Context,
+        name: Annotated[
+            str | None, typer.Argument(help="the preset to turn on, e.g. read-only")
+        ] = None,
+        off: Annotated[bool, typer.Option("--off", help="Turn the preset off instead.")] = False,
+    ) -> None:
+        """List the presets, or turn one on (or --off) in your settings.json.
+
+        `co policy preset read-only` allows shell commands that only read (ls, cat, rg,
+        find, git status, ...) without asking; their arguments that write or run
+        something (find -delete, sed -i, git -c, ...) still ask. Your own rules override
+        a preset. The same as `co config set policy.presets '["read-only"]'`.
+        """
+        from co_core.kernel import paths
+        from co_core.kernel.settings import set_value
+        from co_core.policy.presets import PRESETS
+        from co_core.policy.settings import PolicySettings
+
+        app = running_app(ctx)
+        section = app.settings.find(PolicySettings)
+        active = list(section.presets) if section is not None else []
+        if name is None:
+            _print_table(
+                ["preset", "state", "rules", "what it allows"],
+                [
+                    [p.name, "on" if p.name in active else "off", len(p.rules), p.help]
+                    for p in PRESETS.values()
+                ],
+            )
+            print("Turn one on with `co policy preset NAME` (off: --off).")
+            return
+        if name not in PRESETS:
+            raise fail(f"no preset named {name!r} (presets: {', '.join(PRESETS)})", 2)
+        wanted = [p for p in active if p != name] + ([] if off else [name])
+        set_value("policy.presets", json.dumps(wanted), app.settings_models())
+        if off:
+            print(f"The {name} preset is off (policy.presets in {paths.settings_file()}).")
+            return
+        print(f"The {name} preset is on (policy.presets in {paths.settings_file()}); it allows:")
+        for match, _ in PRESETS[name].rules:
+            print(f"  {match}")
 
     @policy_app.command("grants")
     def grants(
         ctx: typer.Context,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     ) -> None:
-        """List the approvals kept for this project ('always for this project')."""
+        """List the approvals kept for this project ('always for this project').
+
+        Each is the exact permission key that was approved: it covers that key only.
+        """
+        from co_core.policy.globs import literal
+
         engine = _engine(ctx)
         rules = engine.rules()["grant"]
+        rows = [(literal(r.match) or r.match, r) for r in rules]
         if as_json:
             print(
-                json.dumps([{"match": r.match, "effect": r.effect, "tool": r.tool} for r in rules])
+                json.dumps(
+                    [
+                        {"key": key, "match": r.match, "effect": r.effect, "tool": r.tool}
+                        for key, r in rows
+                    ]
+                )
             )
             return
         if not rules:
             print(f"No saved approvals for {engine.grant_scope}.")
             return
         _print_table(
-            ["match", "effect", "tool", "from"],
-            [[r.match, r.effect, r.tool, r.origin] for r in rules],
+            ["key", "effect", "tool", "from"],
+            [[key, r.effect, r.tool, r.origin] for key, r in rows],
         )
 
     @policy_app.command("revoke")
     def revoke(
-        pattern: Annotated[str, typer.Argument(help="the exact grant pattern to forget")],
+        key: Annotated[
+            str, typer.Argument(help="the key to forget, as `co policy grants` lists it")
+        ],
     ) -> None:
         """Forget a saved approval (in every project)."""
         from co_core.policy.grants import remove_grants
 
-        removed = remove_grants(match=pattern)
-        print(f"Removed {removed} saved approval(s) for {pattern!r}.")
+        removed = remove_grants(key=key)
+        print(f"Removed {removed} saved approval(s) for {key!r}.")
 
     app.add_typer(policy_app, name="policy")
 

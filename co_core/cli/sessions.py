@@ -24,6 +24,11 @@ class Format(StrEnum):
     json = "json"
 
 
+class Source(StrEnum):
+    chat = "chat"
+    ask = "ask"
+
+
 def _store() -> Any:
     from co_core.sessions.store import SessionStore
 
@@ -54,21 +59,30 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--here", help="Only sessions started in this directory.")
         ] = False,
         limit: Annotated[int, typer.Option(help="Show at most this many.", min=1)] = 50,
+        source: Annotated[
+            Source | None,
+            typer.Option("--source", help="Only chats (co chat) or only co ask runs."),
+        ] = None,
     ) -> None:
-        """Saved sessions, most recent first."""
+        """Saved sessions, most recent first (`from` says whether co chat or co ask held it)."""
         with _store() as store:
-            found = store.list(cwd=Path.cwd() if here else None, limit=limit)
+            found = store.list(
+                cwd=Path.cwd() if here else None,
+                limit=limit,
+                source=source.value if source else None,
+            )
         if as_json:
             print(json.dumps([s.as_dict() for s in found], indent=2))
             return
         if not found:
             typer.echo("no saved sessions yet (start one with `co chat`)")
             return
-        typer.echo(f"{'id':<12}  {'updated':<16}  {'turns':>5}  {'model':<20}  title")
+        typer.echo(f"{'id':<12}  {'updated':<16}  {'turns':>5}  {'from':<4}  {'model':<20}  title")
         for s in found:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated))
             typer.echo(
-                f"{s.id:<12}  {when:<16}  {s.turns:>5}  {visible(s.model):<20}  {visible(s.title)}"
+                f"{s.id:<12}  {when:<16}  {s.turns:>5}  {s.source:<4}  {visible(s.model):<20}"
+                f"  {visible(s.title)}"
             )
 
     @sessions_app.command("show")

@@ -41,6 +41,66 @@ def _no_traces(path: Path) -> typer.Exit:
     )
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class _Stopped(Exception):
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+
+def _serve(command: list[str]) -> int:
+    """Run Datasette until it exits or ``co logs`` is told to stop; never leave it running.
+
+    Ctrl-C reaches both through the terminal. A closed terminal (SIGHUP) or a kill
+    (SIGTERM) of ``co logs`` alone is passed on, and on Linux the kernel stops Datasette
+    if ``co logs`` dies without a word (PR_SET_PDEATHSIG).
+    """
+    import signal
+
+    def stopped(signum: int, frame: object) -> None:
+        raise _Stopped(signum)
+
+    caught = (signal.SIGHUP, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, stopped) for sig in caught}
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        process = subprocess.Popen(command, preexec_fn=_die_with_parent)
+        return process.wait()
+    except KeyboardInterrupt:
+        return 130
+    except _Stopped as stop:
+        return 128 + stop.signum
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the parent dies (Linux; elsewhere a no-op)."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def register(app: typer.Typer) -> None:
     @app.command("logs")
     def logs(
@@ -53,6 +113,8 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Browse traces in Datasette: turns, tool calls, tokens and cost (Ctrl-C stops it)."""
+        from importlib.resources import files
+
         from co_core.telemetry.datasette_meta import metadata
         from co_core.telemetry.view import database_missing
 
@@ -66,21 +128,27 @@ def register(app: typer.Typer) -> None:
                 "co logs needs Datasette, which is not installed: "
                 "pip install 'co-core[logs]' (or pip install datasette)"
             ) from None
+        if port == 0:
+            port = _free_port()
         with tempfile.TemporaryDirectory(prefix="co-logs-") as tmp:
             meta = Path(tmp) / "metadata.json"
             meta.write_text(json.dumps(metadata(path), indent=2), encoding="utf-8")
+            plugins = Path(tmp) / "plugins"
+            plugins.mkdir()
+            (plugins / "co_cells.py").write_text(
+                "from co_core.telemetry.datasette_cells import render_cell  # noqa: F401\n",
+                encoding="utf-8",
+            )
             command = [
                 sys.executable, "-m", "datasette", "serve", str(path),
-                "--metadata", str(meta), "--host", "127.0.0.1", "--port", str(port),
+                "--metadata", str(meta), "--plugins-dir", str(plugins),
+                "--template-dir", str(files("co_core.telemetry") / "datasette_templates"),
+                "--host", "127.0.0.1", "--port", str(port),
             ]  # fmt: skip
             if not no_browser:
                 command.append("--open")
-            where = f"http://127.0.0.1:{port}/" if port else "a free port (see below)"
-            print(f"Serving {path} at {where}; Ctrl-C stops it.", flush=True)
-            try:
-                code = subprocess.call(command)
-            except KeyboardInterrupt:
-                code = 0
+            print(f"Serving {path} at http://127.0.0.1:{port}/; Ctrl-C stops it.", flush=True)
+            code = _serve(command)
         if code not in (0, -2, 130):
             raise typer.Exit(code)
 

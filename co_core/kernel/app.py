@@ -97,6 +97,8 @@ class App:
     cwd: Path = field(default_factory=Path.cwd)
     warn: Callable[[str], None] = print_warning
     _settings: Settings | None = None
+    _stamps: tuple[object, ...] = ()  # the settings files as they were when last read
+    _files: list[Path] | None = None  # where settings come from (``_file_stamps``)
 
     @property
     def settings(self) -> Settings:
@@ -104,10 +106,47 @@ class App:
         if self._settings is None:
             from co_core.kernel.settings import load_settings
 
+            self._stamps = self._file_stamps()  # before reading: an edit meanwhile is seen
             self._settings = load_settings(self.settings_models(), self.cwd)
             for notice in self._settings.notices:
                 self.warn(notice)
         return self._settings
+
+    def current_settings(self) -> Settings:
+        """The settings as the files say now, validated again only when one of them
+        changed since the last read (a few ``stat`` calls otherwise). A change that does
+        not validate is said once and the settings Co had stay."""
+        settings = self.settings
+        stamps = self._file_stamps()
+        if stamps == self._stamps:
+            return settings
+        self._stamps = stamps
+        from co_core.kernel.errors import SettingsError
+        from co_core.kernel.settings import load_settings
+
+        try:
+            self._settings = load_settings(self.settings_models(), self.cwd)
+        except SettingsError as exc:
+            self.warn(f"{exc}; Co goes on with the settings it had")
+        return self._settings or settings
+
+    def _file_stamps(self) -> tuple[object, ...]:
+        """Size, time and inode of each file settings come from (None: not there). The
+        project folder is looked for once (walking up from ``cwd`` costs more than the
+        ``stat`` calls themselves)."""
+        if self._files is None:
+            root = trust.project_root(self.cwd)
+            self._files = [paths.settings_file(), trust.trust_file()]
+            if root is not None:
+                self._files.append(root / ".co" / "settings.json")
+        stamps: list[object] = []
+        for path in self._files:
+            try:
+                found = os.stat(path)
+                stamps.append((str(path), found.st_mtime_ns, found.st_size, found.st_ino))
+            except OSError:
+                stamps.append((str(path), None))
+        return tuple(stamps)
 
     def make_deps(self, workspace: Path | None = None, session_id: str | None = None) -> CoDeps:
         """The deps for a run: settings plus every plugin's lazily built resources."""
@@ -116,7 +155,9 @@ class App:
         factories = {
             name: e.value for name, e in self.host.named("register_deps", "resource").items()
         }
-        deps = CoDeps(self.settings, Resources(factories, self.settings), workspace or self.cwd)
+        resources = Resources(factories, self.settings, host=self.host)
+        deps = CoDeps(self.settings, resources, workspace or self.cwd)
+        deps.reload = self.current_settings
         if session_id:
             deps.session_id = session_id
         return deps

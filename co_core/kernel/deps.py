@@ -59,6 +59,20 @@ class FileChanges(Protocol):
 CHANGES: ResourceKey[FileChanges] = ResourceKey("core.changes")
 
 
+class ReadPolicy(Protocol):
+    """The user's rules, as a search asks them: may this be read without asking?"""
+
+    def allows(self, key: str) -> bool: ...
+
+
+# The user's rules for deps built outside a conversation (given by Co's ``policy`` layer).
+POLICY: ResourceKey[ReadPolicy] = ResourceKey("core.policy")
+
+
+class NoPolicy(CoError):
+    """Deps that no policy decides for: policy-filtered reads are refused, never allowed."""
+
+
 @dataclass
 class Resources:
     """Builds each registered resource once, on first use, and closes them in reverse order."""
@@ -69,6 +83,8 @@ class Resources:
     _order: list[str] = field(default_factory=list)
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
+    host: object = None  # the plugin host, for factories that name ``host``
+
     def get(self, name: str, deps: CoDeps | None = None) -> object:
         with self._lock:
             if name not in self._built:
@@ -77,7 +93,7 @@ class Resources:
                     known = ", ".join(sorted(self.factories)) or "none"
                     raise ResourceError(f"no resource named {name!r} (registered: {known})")
                 wanted = inspect.signature(factory).parameters
-                offered = {"settings": self.settings, "deps": deps}
+                offered = {"settings": self.settings, "deps": deps, "host": self.host}
                 self._built[name] = factory(**{k: v for k, v in offered.items() if k in wanted})
                 self._order.append(name)
             return self._built[name]
@@ -112,10 +128,18 @@ class CoDeps:
     resources: Resources
     workspace: Path = field(default_factory=Path.cwd)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    # the policy's answer for a permission key, without asking (set by Co's conversation)
-    policy: Callable[[str], bool] = field(default=lambda key: True, repr=False)
+    # the policy's answer for a permission key, without asking (set by Co's conversation;
+    # else the user's rules, when Co's policy layer is loaded; else every such read refused)
+    policy: Callable[[str], bool] | None = field(default=None, repr=False)
+    # goes up whenever the rules behind ``policy`` change (a session grant): what keeps
+    # the policy's answers (a search's filter) keeps them for one version; None where
+    # nobody says when the rules change (then nothing may keep an answer)
+    policy_version: Callable[[], int] | None = field(default=None, repr=False)
     # tell the user something that does not stop the call (above the prompt in co chat)
     warn: Callable[[str], None] = field(default=print_warning, repr=False)
+    # the settings as the files say now (set by Co's app): ``section`` reads through it,
+    # so a setting changed with ``co config set`` applies from a tool's next call
+    reload: Callable[[], Settings] | None = field(default=None, repr=False)
 
     @overload
     def resource(self, key: ResourceKey[T]) -> T: ...
@@ -129,11 +153,23 @@ class CoDeps:
     @overload
     def section(self, model: str) -> Any: ...
     def section(self, model: type[S] | str) -> Any:
+        if self.reload is not None:
+            self.settings = self.resources.settings = self.reload()
         return self.settings.section(model)
 
     def allows(self, key: str) -> bool:
         """Would the user's rules let a read with this permission key happen without
-        asking? A search leaves out what they keep from being read (``obsidian:read:...``)."""
+        asking? A search leaves out what they keep from being read (``obsidian:read:...``).
+
+        Raises :class:`NoPolicy` when no policy decides for these deps: nothing is let
+        through by default."""
+        if self.policy is None:
+            if POLICY.name not in self.resources.factories:
+                raise NoPolicy(
+                    f"nothing decides whether {key!r} may be read (deps made without Co's "
+                    "policy): the read is refused; make deps with app.make_deps()"
+                )
+            self.policy = self.resource(POLICY).allows
         return self.policy(key)
 
     @property

@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())[:300]
+    """On one line, cut at a word when long."""
+    import textwrap
+
+    return textwrap.shorten(text, 300, placeholder=" …")
 
 
 @dataclass(frozen=True)

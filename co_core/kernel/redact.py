@@ -19,28 +19,76 @@ from typing import Any
 MASK = "[REDACTED]"
 SECRET_KEY_WORDS = ("token", "key", "password", "passwd", "secret", "credential", "auth")
 
-_PATTERNS = [
-    # private key blocks (PEM / OpenSSH), possibly cut short at either end
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-    r"(?:[A-Za-z0-9+/=]{16,}\s+)+(?:[A-Za-z0-9+/=]+\s*)?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
-    r"\b(sk|pk|rk)-(ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}",  # OpenAI, Anthropic, ...
-    r"\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{10,}",  # Stripe
-    r"\b(AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",  # AWS access key ids
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
-    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
-    r"\bglpat-[A-Za-z0-9_\-]{16,}",  # GitLab
-    r"\bxox[abposr]-[A-Za-z0-9\-]{8,}",  # Slack
-    r"\bxapp-[A-Za-z0-9\-]{8,}",
-    r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+",  # webhooks
-    r"\bAIza[0-9A-Za-z_\-]{30,}",  # Google API keys
-    r"\bya29\.[0-9A-Za-z_\-]{16,}",  # Google OAuth access tokens
-    r"\b1//0[0-9A-Za-z_\-]{20,}",  # Google refresh tokens
-    r"\bhf_[A-Za-z0-9]{20,}",  # Hugging Face
-    r"\bnpm_[A-Za-z0-9]{30,}",
-    r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JWT
-    r"\b(?i:bearer|token|basic)\s+[A-Za-z0-9._~+/=\-]{12,}",
+# Each family by its documented shape (the prefix the issuer puts on every token it makes
+# and the characters that follow), not by a list of the prefixes seen so far. With each
+# pattern, the literal text every match contains: a pattern runs only on text holding one
+# of them (a long tool output is then scanned a few times by a fast substring search,
+# instead of trying every pattern at every character).
+_PATTERNS: list[tuple[str, tuple[str, ...]]] = [
+    # private key blocks (PEM / OpenSSH), possibly cut short at the end
+    (
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+        ("PRIVATE KEY",),
+    ),
+    # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-), Anthropic (sk-ant-...), ...
+    (r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{16,}", ("sk-", "pk-", "rk-")),
+    (r"\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{10,}", ("_live_", "_test_")),  # Stripe keys
+    (r"\bwhsec_[A-Za-z0-9]{16,}", ("whsec_",)),  # Stripe webhook signing secrets
+    # AWS access key ids and the other unique-id prefixes AWS documents
+    (
+        r"\b(AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\b",
+        (
+            "AKIA",
+            "ASIA",
+            "ABIA",
+            "ACCA",
+            "AGPA",
+            "AIDA",
+            "AIPA",
+            "ANPA",
+            "ANVA",
+            "APKA",
+            "AROA",
+            "ASCA",
+        ),
+    ),
+    (r"\bgh[pousr]_[A-Za-z0-9]{20,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),  # GitHub
+    (r"\bgithub_pat_[A-Za-z0-9_]{20,}", ("github_pat_",)),
+    # GitLab: every token kind is "gl<kind>-" (glpat, gldt, glrt, glptt, glft, glsoat, glimt,
+    # glagent, gloas, glcbt, glffct, glwt, ...), routable ones with ".01.crc" after the
+    # payload; a kind not known yet still has that shape and a random payload (a digit or a
+    # capital in it, unlike "glossary-entry-of-a-page"); GR1348941 runner registration
+    (
+        r"\bgl(?:pat|dt|rt|rtr|ptt|ft|soat|imt|agent|oas|cbt|ffct|wt|tst|idt)-[A-Za-z0-9_\-.]{16,}",
+        ("gl",),
+    ),
+    (r"\bgl[a-z]{2,7}-(?=[A-Za-z0-9_\-.]*[A-Z0-9])[A-Za-z0-9_\-.]{20,}", ("gl",)),
+    (r"\bGR1348941[A-Za-z0-9_\-]{16,}", ("GR1348941",)),
+    # Slack: every "xox?-" form (xoxb, xoxp, xoxa, xoxr, xoxs, xoxo, xoxe, xoxc, xoxd) and the
+    # rotating "xoxe.xoxp-..." ones; app-level "xapp-"
+    (r"\bxox[a-z](?:\.xox[a-z])*-[A-Za-z0-9\-._%+/=]{8,}", ("xox",)),
+    (r"\bxapp-[A-Za-z0-9\-]{8,}", ("xapp-",)),
+    (  # webhooks
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+",
+        ("hooks.slack.com",),
+    ),
+    (r"\bAIza[0-9A-Za-z_\-]{30,}", ("AIza",)),  # Google API keys
+    (r"\bya29\.[0-9A-Za-z_\-]{16,}", ("ya29.",)),  # Google OAuth access tokens
+    (r"\b1//0[0-9A-Za-z_\-]{20,}", ("1//0",)),  # Google refresh tokens
+    (r"\bGOCSPX-[0-9A-Za-z_\-]{20,}", ("GOCSPX-",)),  # Google OAuth client secrets
+    (r"\bhf_[A-Za-z0-9]{20,}", ("hf_",)),  # Hugging Face user tokens
+    (r"\bapi_org_[A-Za-z0-9]{20,}", ("api_org_",)),  # Hugging Face organisation tokens
+    (r"\bnpm_[A-Za-z0-9]{30,}", ("npm_",)),
+    (r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*", ("eyJ",)),  # JWT
+    # "Bearer x", "token x", "Basic x" in any case: the triggers are looked for in lower case
+    (r"\b(?i:bearer|token|basic)\s+[A-Za-z0-9._~+/=\-]{12,}", ("bearer", "token", "basic")),
 ]
-_SECRET_RE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
+_COMPILED = [(re.compile(p), triggers, "(?i" in p) for p, triggers in _PATTERNS]
+# the end of a private key whose beginning was cut off: the base64 lines before the END
+# line are found by walking back from it (a regex would retry at every character: slow)
+_KEY_END_RE = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+_SPACE = frozenset(" \t\r\n")
 # password=..., api_key: "...", --token ..., in free text (keeps the name, masks the value)
 _ASSIGNMENT_RE = re.compile(
     r"(?i)(\b[\w.\-]*(?:token|api[_\-]?key|apikey|password|passwd|pwd|secret|credential|auth)[\w.\-]*"
@@ -50,10 +98,15 @@ _FLAG_RE = re.compile(
     r"(?i)((?:^|\s)--?[\w\-]*(?:token|api[_\-]?key|apikey|password|passwd|secret|credential|auth)[\w\-]*\s+)"
     r"(\"[^\"]*\"|'[^']*'|[^\s&;,'\"]+)"
 )
+# what a value named like a secret is named with (the two patterns above look for these)
+_NAMED_WORDS = ("token", "api", "key", "pass", "pwd", "secret", "credential", "auth")
 # netrc and similar: "machine host login me password VALUE"; mysql's "-pVALUE"
 _WORD_RE = re.compile(r"(?i)(\b(?:password|passwd|passphrase)[ \t]+)([^\s\"']+)")
 _MYSQL_RE = re.compile(r"(\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n;|&]*?\s-p)([^\s\-]\S*)")
-_URL_PASSWORD_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s/:@]+:)([^\s/@]+)(@)")
+# A URL's userinfo (RFC 3986): "scheme://user:PASSWORD@host", the user may be empty
+# (redis://:PASSWORD@host); the password runs to the last "@" before a space or a quote,
+# so one holding an unencoded "@", "/" or ":" is masked whole.
+_URL_PASSWORD_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/?#@\"'<>`]*:)([^\s\"'<>`]*)(@)")
 _MIN_KNOWN = 6  # shorter "secrets" from settings would mask ordinary words
 
 
@@ -80,14 +133,25 @@ class Redactor:
     def _text(self, value: str) -> str:
         for secret in self.known:
             value = value.replace(secret, MASK)
-        value = _SECRET_RE.sub(MASK, value)
-        value = _URL_PASSWORD_RE.sub(lambda m: m.group(1) + MASK + m.group(3), value)
-        value = _ASSIGNMENT_RE.sub(
-            lambda m: m.group(1) + (m.group(2) if m.group(2) == MASK else MASK), value
-        )
-        value = _FLAG_RE.sub(lambda m: m.group(1) + MASK, value)
-        value = _WORD_RE.sub(lambda m: m.group(1) + MASK, value)
-        return _MYSQL_RE.sub(lambda m: m.group(1) + MASK, value)
+        for regex, triggers, any_case in _COMPILED:
+            text = value.lower() if any_case else value
+            if any(trigger in text for trigger in triggers):
+                value = regex.sub(MASK, value)
+        if "PRIVATE KEY" in value:
+            value = _mask_key_tails(value)
+        if "://" in value:
+            value = _URL_PASSWORD_RE.sub(lambda m: m.group(1) + MASK + m.group(3), value)
+        lowered = value.lower()
+        if any(word in lowered for word in _NAMED_WORDS):
+            value = _ASSIGNMENT_RE.sub(
+                lambda m: m.group(1) + (m.group(2) if m.group(2) == MASK else MASK), value
+            )
+            value = _FLAG_RE.sub(lambda m: m.group(1) + MASK, value)
+        if "pass" in lowered:
+            value = _WORD_RE.sub(lambda m: m.group(1) + MASK, value)
+        if "mysql" in lowered or "mariadb" in lowered:
+            value = _MYSQL_RE.sub(lambda m: m.group(1) + MASK, value)
+        return value
 
     def value(self, value: Any, key: str | None = None) -> Any:
         """A JSON-like value with secrets masked; a secret-sounding ``key`` masks it whole."""
@@ -103,6 +167,30 @@ class Redactor:
         if isinstance(value, (list, tuple, set)):
             return [self.value(v) for v in value]
         return self.text(repr(value))
+
+
+def _mask_key_tails(value: str) -> str:
+    """Mask each private-key END line and the base64 runs right before it: the last one
+    whatever its length, those before it of 16 characters or more (key lines, also when
+    the line breaks became spaces), so the words before the key stay."""
+    out, done = [], 0
+    for match in _KEY_END_RE.finditer(value):
+        start, first = match.start(), True
+        while True:
+            end = start
+            while end > done and value[end - 1] in _SPACE:
+                end -= 1
+            run = end
+            while run > done and value[run - 1] in _BASE64:
+                run -= 1
+            if run == end or (not first and end - run < 16):
+                break
+            start, first = run, False
+        out.append(value[done:start])
+        out.append(MASK)
+        done = match.end()
+    out.append(value[done:])
+    return "".join(out)
 
 
 def settings_secrets(settings: Any) -> list[str]:

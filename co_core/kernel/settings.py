@@ -15,10 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, Union, get_args, get_origin, overload
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic.fields import FieldInfo
 
-from co_core.kernel import paths, trust
+from co_core.kernel import modelspec, paths, trust
 from co_core.kernel.errors import SettingsError
 
 CORE = "core"
@@ -43,7 +51,8 @@ class CoreSettings(SectionModel):
     model: str | None = setting(
         None,
         env="CO_MODEL",
-        help="provider:name, e.g. ollama:qwen3:4b, gemini:gemini-2.5-flash, local",
+        help="provider:name, e.g. ollama:qwen3:4b, gemini:gemini-2.5-flash, local, "
+        "local:NAME (`co models list`); empty or auto: Co chooses",
     )
     base_url: str | None = setting(
         None,
@@ -86,6 +95,12 @@ class CoreSettings(SectionModel):
     disabled_plugins: list[str] = setting(
         [], env="CO_DISABLED_PLUGINS", help="plugins never loaded"
     )
+
+    @field_validator("model")
+    @classmethod
+    def _model_form(cls, value: str | None) -> str | None:
+        """A model string of a known form: a typo is refused where it is written."""
+        return None if value is None or not value.strip() else modelspec.check(value)
 
 
 def env_name(section: str, key: str, info: FieldInfo) -> str:
@@ -283,7 +298,7 @@ def _validate(
             where = f"environment variable {env_names[key]}"
         else:
             where = "settings"
-        message = error["msg"]
+        message = error["msg"].removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
             message = "unknown setting (a typo? `co config show` lists them)"
         elif (
@@ -379,7 +394,9 @@ def _coerce(model: type[SectionModel], key: str, text: str, path: Path, dotted: 
                 model.model_construct(), key, candidate
             )
         except ValidationError as exc:
-            error = exc.errors()[0]["msg"]
+            error = error or exc.errors()[0]["msg"].removeprefix(
+                "Value error, "
+            )  # the first reading says most
             continue
         return candidate
     raise SettingsError(f"{path}: {dotted}: {error} (got {text!r})")

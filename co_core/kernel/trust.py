@@ -12,13 +12,14 @@ from pathlib import Path
 from co_core.kernel.paths import config_dir, write_private
 
 
-def _file() -> Path:
+def trust_file() -> Path:
+    """Where the trusted folders are listed."""
     return config_dir() / "trusted.json"
 
 
 def trusted_folders() -> list[Path]:
     try:
-        data = json.loads(_file().read_text(encoding="utf-8"))
+        data = json.loads(trust_file().read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
         return []
     return [Path(p) for p in data.get("folders", []) if isinstance(p, str)]
@@ -26,7 +27,7 @@ def trusted_folders() -> list[Path]:
 
 def _save(folders: list[Path]) -> None:
     unique = sorted({str(f) for f in folders})
-    write_private(_file(), json.dumps({"folders": unique}, indent=2) + "\n")
+    write_private(trust_file(), json.dumps({"folders": unique}, indent=2) + "\n")
 
 
 def trust(folder: Path) -> Path:
@@ -45,13 +46,26 @@ def untrust(folder: Path) -> bool:
 
 
 def project_root(start: Path | None = None) -> Path | None:
-    """The nearest folder at or above ``start`` holding a ``.co`` directory."""
+    """The project folder a session started at ``start`` belongs to.
+
+    The nearest *trusted* folder at or above ``start`` (with or without a ``.co``
+    directory); when none is trusted, the nearest folder holding a ``.co`` directory (its
+    files are then ignored, with a notice); else None. So a ``.co/`` planted in a
+    subfolder of a trusted project (say, by a sandboxed command) never hides that
+    project's rules: it is not trusted, and the trusted project further up wins.
+    """
     here = (start or Path.cwd()).resolve()
     home = Path.home().resolve()
+    trusted = set(trusted_folders())
+    nearest = None
     for folder in (here, *here.parents):
-        if folder != home and (folder / ".co").is_dir():
+        if folder == home:
+            continue
+        if folder in trusted:
             return folder
-    return None
+        if nearest is None and (folder / ".co").is_dir():
+            nearest = folder
+    return nearest
 
 
 def is_trusted(folder: Path) -> bool:

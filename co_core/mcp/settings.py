@@ -35,6 +35,12 @@ class McpServer(BaseModel):
     url: str | None = Field(None, description="streamable-HTTP endpoint, e.g. http://host/mcp")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers (url only)")
     enabled: bool = Field(True, description="false keeps the entry but never starts it")
+    timeout: float | None = Field(
+        None, gt=0, description="seconds to start and list its tools (default: mcp.startup_timeout)"
+    )
+    call_timeout: float | None = Field(
+        None, gt=0, description="seconds one tool call may take (default: mcp.call_timeout)"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -94,8 +100,33 @@ class McpSettings(SectionModel):
         help="let a server's readOnlyHint make its tools read-risk (allowed by default)",
     )
     startup_timeout: float = setting(
-        10.0, gt=0, env="CO_MCP_STARTUP_TIMEOUT", help="seconds a server has to start and answer"
+        30.0,
+        gt=0,
+        env="CO_MCP_STARTUP_TIMEOUT",
+        help="seconds a server has to start and list its tools (a server's own `timeout` wins)",
     )
+    call_timeout: float = setting(
+        60.0,
+        gt=0,
+        env="CO_MCP_CALL_TIMEOUT",
+        help="seconds one MCP tool call may take (a server's own `call_timeout` wins)",
+    )
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long one server has to start, and each of its calls to answer."""
+
+    startup: float
+    call: float
+
+
+def limits(server: McpServer, settings: Any) -> Limits:
+    """A server's own ``timeout``/``call_timeout``, else the ``mcp`` section's."""
+    options = settings.sections.get("mcp") if settings is not None else None
+    startup = float(options.startup_timeout) if options is not None else 30.0
+    call = float(options.call_timeout) if options is not None else 60.0
+    return Limits(server.timeout or startup, server.call_timeout or call)
 
 
 @dataclass(frozen=True)

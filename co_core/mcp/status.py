@@ -46,8 +46,8 @@ def server_check(name: str, settings: Any) -> CheckResult:
     declared = found[0]
     if declared.skipped:
         return off(f"not started: {declared.skipped}")
-    timeout = min(float(settings.section("mcp").startup_timeout), CHECK_TIMEOUT - 5)
-    result = probe_all([declared], workspace=Path.cwd(), timeout=timeout)[0]
+    at_most = CHECK_TIMEOUT - 5  # the check's own limit leaves time to say why
+    result = probe_all([declared], workspace=Path.cwd(), settings=settings, at_most=at_most)[0]
     where = declared.server.describe()
     if result.ok:
         return ok(f"{result.detail} ({where})")

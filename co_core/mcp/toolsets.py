@@ -1,34 +1,31 @@
-"""MCP servers as pydantic-ai toolsets, each tool under Co's policy as ``mcp:<server>:<tool>``.
+"""MCP servers' tools as pydantic-ai toolsets, each under Co's policy as ``mcp:<server>:<tool>``.
 
-Imported only when an agent is built (it imports pydantic-ai and the MCP client).
-Each configured server becomes one :class:`ServerToolset`: its tools are named
-``<server>_<tool>`` for the model, and a :class:`~co_core.kernel.tools.ToolSpec` for each is put
-into the ``specs`` mapping(s) the caller passes (the policy engine's and/or the agent's), so the
-same approval gate, audit and ``co policy explain`` cover them. A server that fails to
-start, or dies, is reported in one line and its tools disappear; the run goes on.
+Imported only when a session's servers start (it imports pydantic-ai and the MCP client).
+Each server (:mod:`co_core.mcp.servers`) gets one :class:`ServerToolset`: its tools are
+named ``<server>_<tool>`` for the model, and a :class:`~co_core.kernel.tools.ToolSpec` for
+each is put into the ``specs`` mapping(s) the caller passes (the policy engine's), so the
+same call pipeline, approval, audit and ``co policy explain`` cover them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic_ai.exceptions import (
-    ApprovalRequired,
-    CallDeferred,
-    ModelRetry,
-    ToolFailed,
-)
 from pydantic_ai.tools import RunContext
-from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
+from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 
 from co_core.kernel.tools import Risk, ToolSpec
-from co_core.mcp.settings import Declared, McpServer
+from co_core.mcp.settings import Declared, Limits, McpServer
+from co_core.telemetry import spans
 
-PASS_THROUGH = (ModelRetry, ToolFailed, ApprovalRequired, CallDeferred)
+if TYPE_CHECKING:
+    from co_core.mcp.servers import Server
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -58,148 +55,89 @@ def _remote(*_: Any, **__: Any) -> Any:
 
 
 @dataclass
-class ServerState:
-    """What is known about one server during a session (shared by copies of the toolset)."""
+class ServerToolset(AbstractToolset[Any]):
+    """One MCP server's tools as a turn sees them: prefixed, registered with the policy.
 
-    name: str
-    status: str = "not started"  # "running", "failed", "stopped"
-    error: str | None = None
-    tools: dict[str, str] = field(default_factory=dict)  # model name -> MCP tool name
-    entered: int = 0
+    The server's life belongs to :class:`~co_core.mcp.servers.McpServers`: entering this
+    toolset (pydantic-ai does, every run) connects nothing; listing waits for the server
+    to have started (a ``co.mcp.wait`` span when a turn has to wait), and a call is sent
+    to the server's event loop.
+    """
 
-
-@dataclass
-class ServerToolset(WrapperToolset[Any]):
-    """One MCP server's tools: prefixed, registered with the policy, failures isolated."""
-
-    server: str = ""
+    server: Server
     specs: MutableMapping[str, ToolSpec] | Sequence[MutableMapping[str, ToolSpec]] = field(
         default_factory=dict
     )
-    trust_annotations: bool = False
-    warn: Callable[[str], None] = lambda message: None
-    startup_timeout: float = 10.0
-    state: ServerState = field(default_factory=lambda: ServerState(""))
-    log: Path | None = None  # a stdio server's stderr
+    _listed: dict[str, Any] | None = field(default=None, repr=False)  # the listing ours are of
+    _tools: dict[str, ToolsetTool[Any]] = field(default_factory=dict, repr=False)
+    _names: dict[str, str] = field(default_factory=dict, repr=False)  # ours -> the server's
 
     @property
     def id(self) -> str | None:
-        return f"mcp:{self.server}"
+        return f"mcp:{self.server.name}"
 
     @property
     def label(self) -> str:
-        return f"MCP server {self.server!r}"
+        return f"MCP server {self.server.name!r}"
 
     @property
     def tool_name_conflict_hint(self) -> str:
         return "Rename one of the MCP servers in mcp_servers."
 
-    def _fail(self, what: str, exc: BaseException) -> None:
-        if self.state.status == "failed":
-            return
-        self.state.status, self.state.error = "failed", one_line(exc)
-        where = f" (server log: {self.log})" if self.log is not None else ""
-        self.warn(
-            f"MCP server {self.server!r} {what}: {self.state.error}; its tools are skipped{where}"
-        )
-
     async def __aenter__(self) -> ServerToolset:
-        if self.state.status == "failed":
-            return self
-        import anyio
-
-        try:
-            with anyio.fail_after(self.startup_timeout):
-                await self.wrapped.__aenter__()
-        except TimeoutError:
-            self._fail("did not start", TimeoutError(f"no answer in {self.startup_timeout:g} s"))
-            return self
-        except Exception as exc:
-            self._fail("did not start", exc)
-            return self
-        self.state.entered += 1
-        self.state.status = "running"
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
-        if self.state.entered <= 0:
-            return None
-        self.state.entered -= 1
-        try:
-            await self.wrapped.__aexit__(*args)
-        except Exception as exc:  # a server that died while we talked to it
-            self._fail("stopped", exc)
-        if self.state.entered == 0 and self.state.status == "running":
-            self.state.status = "stopped"
         return None
 
     def _risk(self, annotations: dict[str, Any] | None) -> Risk | None:
         """Unknown side effects ask; a read-only hint counts only if the user trusts hints."""
-        if self.trust_annotations and annotations and annotations.get("readOnlyHint") is True:
-            return "read"
-        return None
+        hint = annotations.get("readOnlyHint") if annotations else None
+        return "read" if self.server.trust_annotations and hint is True else None
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        if self.state.status == "failed":
+        server = self.server
+        if not server.ready.done():
+            with spans.span("co.mcp.wait", server=server.name):
+                await asyncio.wrap_future(server.ready)
+        if server.failed or server.status != "running":
+            self._forget()  # its tools are gone: the policy no longer knows them either
             return {}
-        try:
-            found = await self.wrapped.get_tools(ctx)
-        except Exception as exc:
-            self._fail("did not list its tools", exc)
-            return {}
+        if server.tools is not self._listed:
+            self._translate(server.tools)
+        return self._tools
+
+    def _translate(self, listed: dict[str, Any]) -> None:
+        """The server's tools under Co's names, each known to the policy."""
         tools: dict[str, ToolsetTool[Any]] = {}
-        for name, tool in found.items():
-            new_name = model_tool_name(self.server, name)
+        names: dict[str, str] = {}
+        for name, tool in listed.items():
+            new_name = model_tool_name(self.server.name, name)
             metadata = dict(tool.tool_def.metadata or {})
-            annotations = metadata.get("annotations") or None
-            risk = self._risk(annotations)
-            key = permission_key(self.server, name)
-            metadata.update(plugin=f"mcp:{self.server}", risk=risk, permission=key)
-            self.state.tools[new_name] = name
-            spec = ToolSpec(new_name, _remote, f"mcp:{self.server}", risk, _escape(key))
+            risk = self._risk(metadata.get("annotations") or None)
+            key = permission_key(self.server.name, name)
+            metadata.update(plugin=f"mcp:{self.server.name}", risk=risk, permission=key)
+            spec = ToolSpec(new_name, _remote, f"mcp:{self.server.name}", risk, _escape(key))
             for registry in _registries(self.specs):
                 registry[new_name] = spec
+            names[new_name] = name
             tools[new_name] = replace(
                 tool,
                 toolset=self,
                 tool_def=replace(tool.tool_def, name=new_name, metadata=metadata),
             )
-        return tools
+        self._tools, self._names, self._listed = tools, names, listed
+
+    def _forget(self) -> None:
+        for registry in _registries(self.specs):
+            for name in self._names:
+                registry.pop(name, None)
+        self._tools, self._names, self._listed = {}, {}, None
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
-        original = self.state.tools.get(name, name)
-        if self.state.status == "failed":
-            raise ToolFailed(f"MCP server {self.server!r} is not available: {self.state.error}")
-        ctx = replace(ctx, tool_name=original)
-        tool = replace(tool, tool_def=replace(tool.tool_def, name=original))
-        try:
-            return await self.wrapped.call_tool(original, tool_args, ctx, tool)
-        except PASS_THROUGH:
-            if self._dead():
-                self._fail("stopped", RuntimeError("the server process exited"))
-                raise ToolFailed(
-                    f"MCP server {self.server!r} stopped during the call; its tools are gone"
-                ) from None
-            raise
-        except Exception as exc:
-            self._fail("stopped", exc)
-            raise ToolFailed(
-                f"MCP server {self.server!r} is not available: {self.state.error}"
-            ) from None
-
-    def _dead(self) -> bool:
-        """True when a stdio server's process has exited (its errors are not the tool's)."""
-        transport = getattr(getattr(self.wrapped, "client", None), "transport", None)
-        task = getattr(transport, "_connect_task", None)
-        if task is not None and task.done():
-            return True
-        checker = getattr(transport, "_is_session_dead", None)
-        try:
-            return bool(checker()) if callable(checker) else False
-        except Exception:
-            return False
+        return await self.server.call(self._names.get(name, name), tool_args)
 
 
 def _registries(specs: Any) -> tuple[MutableMapping[str, ToolSpec], ...]:
@@ -220,15 +158,51 @@ def server_log(name: str) -> Path:
     return folder / f"{name}.log"
 
 
-def build_client(declared: Declared, *, workspace: Path, timeout: float) -> AbstractToolset[Any]:
-    """pydantic-ai's MCPToolset for one configured server (not connected yet)."""
+def wire_attributes(server: McpServer) -> dict[str, Any]:
+    """How Co reaches an MCP server, as the MCP conventions name it on a client span: a
+    pipe to a process it started, or HTTP to a host and port."""
+    if not server.url:
+        return {"network.transport": "pipe"}
+    from urllib.parse import urlsplit
+
+    url = urlsplit(server.url)
+    attrs: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
+    try:
+        port = url.port or (443 if url.scheme == "https" else 80)
+    except ValueError:  # a port that is not a number: the connection will say so
+        return attrs
+    if url.hostname:
+        attrs.update({"server.address": url.hostname, "server.port": port})
+    return attrs
+
+
+def build_client(
+    declared: Declared,
+    *,
+    workspace: Path,
+    limits: Limits,
+    on_message: Callable[[Any], Awaitable[None]] | None = None,
+) -> Any:
+    """pydantic-ai's MCPToolset for one configured server (not connected yet).
+
+    Each request waits at most ``limits.call`` seconds for its answer (the MCP session
+    then tells the server to stop and gives up); the connection and ``initialize`` a
+    little longer than ``limits.startup``, which Co enforces itself (to say it timed out).
+    """
+    from co_core.kernel import extras
+
+    extras.require("mcp")
     from pydantic_ai.mcp import MCPToolset
 
     server: McpServer = declared.server
+    backstop: dict[str, Any] = {
+        "init_timeout": limits.startup + 5,
+        "read_timeout": limits.call,
+        "message_handler": on_message,
+        "id": declared.name,
+    }
     if server.url:
-        return MCPToolset(
-            server.url, headers=dict(server.headers) or None, init_timeout=timeout, id=declared.name
-        )
+        return MCPToolset(server.url, headers=dict(server.headers) or None, **backstop)
     from fastmcp.client.transports import StdioTransport
 
     base = declared.path.parent.parent if declared.source == "project" and declared.path else None
@@ -243,51 +217,4 @@ def build_client(declared: Declared, *, workspace: Path, timeout: float) -> Abst
         keep_alive=False,
         log_file=server_log(declared.name),
     )
-    return MCPToolset(transport, init_timeout=timeout, id=declared.name)
-
-
-def mcp_toolsets(
-    settings: Any,
-    *,
-    specs: MutableMapping[str, ToolSpec] | Sequence[MutableMapping[str, ToolSpec]],
-    workspace: Path | None = None,
-    warn: Callable[[str], None] = lambda message: None,
-) -> list[ServerToolset]:
-    """One toolset per server that may start here; give them to ``Agent(toolsets=...)``.
-
-    ``specs`` (one mapping or several) receives a ToolSpec per MCP tool when the tools are
-    listed, so the caller's policy gate finds them by name (the policy engine's ``engine.specs``,
-    the
-    agent's own spec mapping). Servers of an untrusted project are named in ``warn`` and
-    never started.
-    """
-    from co_core.mcp.settings import declared_servers
-
-    workspace = workspace or Path.cwd()
-    options = settings.sections.get("mcp")
-    trust_hints = bool(options.trust_annotations) if options is not None else False
-    timeout = float(options.startup_timeout) if options is not None else 10.0
-    out = []
-    for declared in declared_servers(settings, workspace):
-        if declared.skipped:
-            if declared.skipped != "disabled":
-                warn(f"MCP server {declared.name!r} not started: {declared.skipped}")
-            continue
-        try:
-            client = build_client(declared, workspace=workspace, timeout=timeout)
-        except Exception as exc:
-            warn(f"MCP server {declared.name!r} skipped: {one_line(exc)}")
-            continue
-        out.append(
-            ServerToolset(
-                client,
-                server=declared.name,
-                specs=specs,
-                trust_annotations=trust_hints,
-                warn=warn,
-                startup_timeout=timeout + 5,
-                state=ServerState(declared.name),
-                log=None if declared.server.url else server_log(declared.name),
-            )
-        )
-    return out
+    return MCPToolset(transport, **backstop)

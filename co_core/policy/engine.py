@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from co_core.kernel import trust
 from co_core.kernel.tools import Risk, ToolCall, ToolSpec, format_permission
 from co_core.policy import grants as grant_store
-from co_core.policy.globs import DEFAULT_SHELL_PREFIXES, is_exact, matches, shell_prefix
+from co_core.policy.globs import DEFAULT_SHELL_PREFIXES, escape, is_exact, matches, shell_prefix
 from co_core.policy.rules import (
     EFFECTS,
     LEVELS,
@@ -28,7 +28,7 @@ from co_core.policy.rules import (
     Rule,
     restrictiveness,
 )
-from co_core.policy.shell import Unparsable, split_command
+from co_core.policy.shell import Part, canonical_shell_command, read_script
 
 if TYPE_CHECKING:
     from co_core.kernel.app import App
@@ -45,6 +45,8 @@ DEFAULT_BY_RISK: dict[str | None, Effect] = {
     "exec": "ask",
     None: "ask",
 }
+# Levels that hold the user's answers to prompts: they never outrank a deny below them.
+ANSWER_LEVELS: tuple[Level, ...] = ("grant", "session")
 # Built-in rules besides the risk default (weakest level, so any other rule overrides them).
 BUILTIN_RULES: tuple[tuple[str, Effect, str], ...] = (
     ("shell:write:/dev/null", "allow", "discarding output writes nothing"),
@@ -133,6 +135,7 @@ class PolicyEngine:
         self._levels["default"] = [
             Rule(m, e, "default", "built-in", reason=why) for m, e, why in BUILTIN_RULES
         ]
+        self._levels["default"] += self._preset_rules(section)
         from_settings = self._settings_rules()
         self._levels["user"] = [r for r in from_settings if r.level == "user"]
         self._levels["project"] = [r for r in from_settings if r.level == "project"]
@@ -142,6 +145,7 @@ class PolicyEngine:
         if self.yolo:
             flags.append(Rule("**", "allow", "flag", "--yolo", reason="--yolo allows everything"))
         self._levels["flag"] = flags
+        self.version = 0  # goes up whenever a rule is added (see CoDeps.policy_version)
 
     @classmethod
     def from_app(
@@ -183,6 +187,19 @@ class PolicyEngine:
         if self.settings is None:
             return None
         return self.settings.sections.get("policy")
+
+    @staticmethod
+    def _preset_rules(section: Any) -> list[Rule]:
+        """The rules of the presets turned on (policy.presets): as weak as built-in rules,
+        so any rule of the user's overrides them."""
+        from co_core.policy.presets import PRESETS
+
+        names = section.presets if section is not None else []
+        return [
+            Rule(match, effect, "default", f"preset {name}", reason=f"the {name} preset")  # type: ignore[arg-type]
+            for name in names
+            for match, effect in PRESETS[name].rules
+        ]
 
     def _settings_rules(self) -> list[Rule]:
         """``policy.rules`` from each settings file: the user's, and a trusted project's."""
@@ -275,28 +292,58 @@ class PolicyEngine:
             return self._combine(call, [part])
         whole = self.decide_key(key, extra)
         command = self._raw_command(call, prefix)
-        try:
-            if command is None:
-                raise Unparsable("the command has line breaks the permission key hides")
-            parts = split_command(command)
-        except Unparsable as why:
-            return self._unparsable(call, whole, str(why))
-        family = prefix.split(":", 1)[0]
-        keys = [
-            prefix + p.text if p.kind == "exec" else f"{family}:{p.kind}:{p.text}" for p in parts
-        ]
-        decided = [self.decide_key(k, extra) for k in keys]
+        if command is None:
+            return self._not_fixed(call, whole, [], "it has line breaks the permission key hides")
+        script = read_script(command)
+        decided = [self._decide_part(prefix, part, extra) for part in script.parts]
+        problem = script.problem
+        if problem is None and script.canonical != command:
+            problem = f"Co would run it as {script.canonical!r}, but this tool runs it as written"
+        if problem is not None:
+            return self._not_fixed(call, whole, decided, problem)
         if whole.effect == "deny":
             decided.append(whole)  # a deny on the whole command line still counts
         return self._combine(call, decided)
+
+    def _decide_part(self, prefix: str, part: Part, extra: Mapping[str, list[Rule]]) -> KeyDecision:
+        """One part of a shell command. An allow rule covers an argument that writes or
+        runs something (``find -delete``, ``git -c``) only if the rule names it: a rule
+        still matching with that argument blanked out did not name it."""
+        if part.kind == "exec":
+            key = prefix + part.text
+        else:
+            key = f"{prefix.split(':', 1)[0]}:{part.kind}:{part.text}"
+        decided = self.decide_key(key, extra)
+        if decided.effect != "allow" or decided.rule.origin == "--yolo":
+            return decided
+        for finding in part.findings:
+            if matches(decided.rule.match, prefix + part.text_without(finding.word), self.prefixes):
+                why = (
+                    f"{part.words[0]}: {finding.why}, and the rule {decided.rule.match!r} "
+                    "does not name it"
+                )
+                rule = Rule(decided.rule.match, "ask", decided.level, decided.rule.origin, why)
+                return KeyDecision(key, "ask", decided.level, rule)
+        return decided
 
     @staticmethod
     def _risk_default(call: ToolCall) -> Rule:
         return _risk_rule(call.risk)
 
     def decide_key(self, key: str, extra: Mapping[str, list[Rule]] | None = None) -> KeyDecision:
-        """The strongest level with a matching rule decides; see docs/policy.md."""
-        for level in reversed(LEVELS):
+        """The strongest level with a matching rule decides, except that an answer (a
+        grant) never outranks a deny of the levels below it; see docs/policy.md."""
+        decided = self._strongest(key, extra, LEVELS)
+        if decided.level in ANSWER_LEVELS and decided.effect != "deny":
+            below = self._strongest(key, extra, LEVELS[: LEVELS.index("grant")])
+            if below.effect == "deny":
+                return below
+        return decided
+
+    def _strongest(
+        self, key: str, extra: Mapping[str, list[Rule]] | None, levels: Sequence[Level]
+    ) -> KeyDecision:
+        for level in reversed(levels):
             rules = self._levels[level]
             more = extra.get(level) if extra else None
             if more:
@@ -339,17 +386,24 @@ class PolicyEngine:
             return None  # the key was flattened: we cannot know what would run
         return call.permission_key[len(prefix) :]
 
-    def _unparsable(self, call: ToolCall, whole: KeyDecision, why: str) -> Decision:
+    def _not_fixed(
+        self, call: ToolCall, whole: KeyDecision, parts: list[KeyDecision], why: str
+    ) -> Decision:
+        """A command whose meaning is not fixed when it is read: no rule can allow it (only
+        an exact approval of this very text, or --yolo); a deny anywhere in it holds."""
+        denied = [p for p in (*parts, whole) if p.effect == "deny"]
+        if denied:
+            return self._combine(call, [*parts, whole])
         exact_allow = whole.effect == "allow" and (
             is_exact(whole.rule.match) or whole.rule.origin == "--yolo"
         )
-        if whole.effect == "deny" or exact_allow:
+        if exact_allow:
             return self._combine(call, [whole])
         return Decision(
             "ask",
             "shell-parser",
             None,
-            f"cannot split the command safely ({why})",
+            f"its meaning is not fixed until it runs: {why}",
             call.permission_key,
             call.tool,
             call.plugin,
@@ -377,7 +431,7 @@ class PolicyEngine:
         )
 
     def _headless(self, decision: Decision) -> Decision:
-        flags = " ".join(f"--approve {_quote(k)}" for k in decision.pending)
+        flags = " ".join(f"--approve {_quote(escape(k))}" for k in decision.pending)
         message = (
             f"{decision.tool} was not run: {decision.key} needs approval ({decision.reason}) "
             f"and there is no terminal to ask. To allow it, rerun with {flags}, add a rule "
@@ -416,26 +470,26 @@ class PolicyEngine:
             for key in keys:
                 self.grant_session(key, effect="deny", tool=decision.tool)
 
-    def grant_session(
-        self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
-    ) -> Rule:
+    def grant_session(self, key: str, *, effect: Effect = "allow", tool: str | None = None) -> Rule:
+        """Remember an answer about exactly ``key`` for this session (never a pattern)."""
         why = (
             "you approved this for the session"
             if effect == "allow"
             else "you said no to this earlier in the session"
         )
-        rule = Rule(pattern, effect, "session", f"session {self.session_id}", why, tool)
+        rule = Rule(escape(key), effect, "session", f"session {self.session_id}", why, tool)
         with self._lock:
-            kept = [r for r in self._levels["session"] if r.match != pattern]
+            kept = [r for r in self._levels["session"] if r.match != rule.match]
             self._levels["session"] = [*kept, rule]
+            self.version += 1
         return rule
 
-    def grant_project(
-        self, pattern: str, *, effect: Effect = "allow", tool: str | None = None
-    ) -> None:
+    def grant_project(self, key: str, *, effect: Effect = "allow", tool: str | None = None) -> None:
+        """Keep an answer about exactly ``key`` for this project (see grants)."""
         with self._lock:
-            grant_store.add_grant(self.grant_scope, pattern, effect, tool)
+            grant_store.add_grant(self.grant_scope, key, effect, tool)
             self._levels["grant"] = grant_store.load_grants(self.grant_scope)
+            self.version += 1
 
     def check_upgrades(self) -> list[str]:
         """Call once at start: notices about upgraded plugins (their grants are dropped)."""
@@ -444,6 +498,7 @@ class PolicyEngine:
         found = check_upgrades(self.specs.values())
         if found:
             self._levels["grant"] = grant_store.load_grants(self.grant_scope)
+            self.version += 1
         return found
 
     # -- explaining --------------------------------------------------------------------
@@ -455,7 +510,11 @@ class PolicyEngine:
         return tool_for_key(self.specs.values(), key)
 
     def call_for_key(self, key: str) -> ToolCall:
-        """The call a permission key describes (the tool whose template produces it)."""
+        """The call a permission key describes (the tool whose template produces it); a
+        shell command is spelled as Co would run it."""
+        prefix = shell_prefix(key, self.prefixes)
+        if prefix is not None:
+            key = prefix + canonical_shell_command(key[len(prefix) :])
         found = self.tool_for_key(key)
         spec, args = found if found else (None, {})
         return ToolCall(

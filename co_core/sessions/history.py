@@ -7,7 +7,7 @@ a history that starts with a tool return.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 INTERRUPTED = "Interrupted by user."
@@ -62,11 +62,17 @@ def pairing_problems(messages: Sequence[Any]) -> list[str]:
     return problems
 
 
-def patch_dangling(messages: list[Any], note: str = INTERRUPTED) -> list[Any]:
-    """Answer every tool call left without a return (an interrupted turn) with ``note``.
+def patch_dangling(
+    messages: list[Any],
+    note: str = INTERRUPTED,
+    notes: Mapping[str, tuple[str, str]] | None = None,
+) -> list[Any]:
+    """Answer every tool call left without a return (an interrupted or failed turn).
 
     A ModelResponse whose ToolCallParts are not answered by the next request gets
-    synthetic ToolReturnParts, so the provider accepts the history on the next run.
+    synthetic ToolReturnParts, so the provider accepts the history on the next run. Each
+    says what became of its call: ``notes[call_id]`` (text, outcome: ``failed`` for a tool
+    that raised) when given, else ``note`` as ``interrupted``.
     """
     from pydantic_ai.messages import ModelRequest, ToolCallPart, ToolReturnPart
 
@@ -85,8 +91,14 @@ def patch_dangling(messages: list[Any], note: str = INTERRUPTED) -> list[Any]:
             if following is not None and following.kind == "request"
             else set()
         )
+        said = notes or {}
         missing = [
-            ToolReturnPart(c.tool_name, note, tool_call_id=c.tool_call_id, outcome="interrupted")
+            ToolReturnPart(
+                c.tool_name,
+                said.get(c.tool_call_id, (note, ""))[0],
+                tool_call_id=c.tool_call_id,
+                outcome=said.get(c.tool_call_id, ("", "interrupted"))[1],  # type: ignore[arg-type]
+            )
             for c in calls
             if c.tool_call_id not in answered
         ]

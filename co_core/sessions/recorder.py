@@ -27,9 +27,14 @@ class Recorder:
 
     @classmethod
     def start(
-        cls, store: SessionStore | None, *, cwd: Path | None = None, model: str = ""
+        cls,
+        store: SessionStore | None,
+        *,
+        cwd: Path | None = None,
+        model: str = "",
+        source: str = "chat",
     ) -> Recorder:
-        return cls(store, new_session(cwd=cwd, model=model))
+        return cls(store, new_session(cwd=cwd, model=model, source=source))
 
     @classmethod
     def resume(cls, store: SessionStore, session: str) -> tuple[Recorder, list[Any]]:
@@ -50,6 +55,14 @@ class Recorder:
     def _open(cls, store: SessionStore, info: SessionInfo) -> tuple[Recorder, list[Any]]:
         stored = store.load(info.id, patch=False)
         return cls(store, info, saved=len(stored)), patch_dangling(stored)
+
+    @property
+    def saved_id(self) -> str | None:
+        """The session's id once it is in the store (a new session is written with its
+        first turn); None before, so no one is told of an id that does not exist."""
+        if self.store is None or not self.store.exists(self.info.id):
+            return None
+        return self.info.id
 
     def save(self, history: Sequence[Any], usage: Any = None, spent: Any = None) -> None:
         """After a turn (finished, failed or cancelled): store ``history[saved:]`` atomically,
@@ -81,14 +94,19 @@ def _age(seconds: float) -> str:
 
 
 def sessions_text(store: SessionStore, cwd: Path | None = None, limit: int = 20) -> str:
-    """``/sessions``: this directory's sessions, newest first (id, age, turns, title)."""
-    found = store.list(cwd=cwd or Path.cwd(), limit=limit)
-    if not found:
-        return "no saved sessions in this directory (`co sessions list` shows all)"
-    now = time.time()
-    return "\n".join(
-        f"{s.id}  {_age(now - s.updated):>8}  {s.turns:>3} turns  {s.title}" for s in found
-    )
+    """``/sessions``: this directory's chats, newest first (id, age, turns, title), and
+    how many ``co ask`` sessions were left out."""
+    here = cwd or Path.cwd()
+    found = store.list(cwd=here, limit=limit, source="chat")
+    asked = len(store.list(cwd=here, source="ask"))
+    lines = [
+        f"{s.id}  {_age(time.time() - s.updated):>8}  {s.turns:>3} turns  {s.title}" for s in found
+    ]
+    if not lines:
+        lines.append("no saved chats in this directory (`co sessions list` shows all)")
+    if asked:
+        lines.append(f"(and {asked} from `co ask`: co sessions list --source ask)")
+    return "\n".join(lines)
 
 
 def resume_completions(store: SessionStore, prefix: str) -> list[tuple[str, str]]:

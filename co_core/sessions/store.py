@@ -28,6 +28,7 @@ from typing import Any
 
 from co_core.kernel import paths
 from co_core.kernel.errors import CoError
+from co_core.kernel.redact import Redactor
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -42,7 +43,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     requests INTEGER NOT NULL DEFAULT 0,
     input_tokens INTEGER NOT NULL DEFAULT 0,
     output_tokens INTEGER NOT NULL DEFAULT 0,
-    cost_usd REAL NOT NULL DEFAULT 0
+    cost_usd REAL NOT NULL DEFAULT 0,
+    source TEXT NOT NULL DEFAULT 'chat'
 );
 CREATE INDEX IF NOT EXISTS sessions_by_cwd ON sessions (cwd, updated);
 CREATE TABLE IF NOT EXISTS messages (
@@ -69,7 +71,11 @@ CREATE TABLE IF NOT EXISTS compactions (
 """
 
 # columns added after the first release: (name, declaration) added to older files in place
-ADDED_COLUMNS = [("cost_usd", "REAL NOT NULL DEFAULT 0")]
+ADDED_COLUMNS = [
+    ("cost_usd", "REAL NOT NULL DEFAULT 0"),
+    ("source", "TEXT NOT NULL DEFAULT 'chat'"),
+]
+SOURCES = ("chat", "ask")  # where a session was held: ``co chat``, or ``co ask`` (scripts)
 
 TITLE_LENGTH = 60
 _ID = re.compile(r"^[0-9a-f]{1,32}$")
@@ -103,6 +109,7 @@ class SessionInfo:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0  # the priced turns' cost; turns without a known price add nothing
+    source: str = "chat"  # "ask": from ``co ask`` (kept apart: ``--continue`` skips it)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,11 +153,37 @@ def title_from(messages: Sequence[Any]) -> str:
     return ""
 
 
-def dump_messages(messages: Sequence[Any]) -> list[bytes]:
-    """Each message as its own JSON object (pydantic-ai's ``ModelMessagesTypeAdapter``)."""
+def dump_messages(messages: Sequence[Any], redactor: Redactor | None = None) -> list[bytes]:
+    """Each message as its own JSON object (pydantic-ai's ``ModelMessagesTypeAdapter``),
+    with secrets masked the way the audit trail masks them (``co_core.kernel.redact``):
+    what is on disk never holds a token the user pasted or a tool printed."""
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-    return [bytes(ModelMessagesTypeAdapter.dump_json([m])[1:-1]) for m in messages]
+    redactor = redactor or Redactor()
+    rows = ModelMessagesTypeAdapter.dump_python(list(messages), mode="json")
+    return [json.dumps(_masked(row, redactor), separators=(",", ":")).encode() for row in rows]
+
+
+def _masked(node: Any, redactor: Redactor) -> Any:
+    """Every string masked; a tool call's arguments as the audit trail masks them (values
+    under secret-sounding names too); binary content (images) left whole."""
+    if isinstance(node, str):
+        return redactor.text(node)
+    if isinstance(node, list):
+        return [_masked(item, redactor) for item in node]
+    if not isinstance(node, dict) or node.get("kind") == "binary":
+        return node
+    out = {key: _masked(value, redactor) for key, value in node.items()}
+    if node.get("part_kind") == "tool-call":
+        args = node.get("args")
+        if isinstance(args, str):
+            try:
+                out["args"] = json.dumps(redactor.value(json.loads(args)))
+            except ValueError:
+                out["args"] = redactor.text(args)
+        elif isinstance(args, dict):
+            out["args"] = redactor.value(args)
+    return out
 
 
 def parse_messages(rows: Sequence[bytes]) -> list[Any]:
@@ -160,16 +193,20 @@ def parse_messages(rows: Sequence[bytes]) -> list[Any]:
     return ModelMessagesTypeAdapter.validate_json(b"[" + b",".join(rows) + b"]")
 
 
-def new_session(*, cwd: Path | str | None = None, model: str = "") -> SessionInfo:
+def new_session(
+    *, cwd: Path | str | None = None, model: str = "", source: str = "chat"
+) -> SessionInfo:
     """A session not yet on disk: it is written with its first turn (no empty sessions)."""
-    return SessionInfo(new_id(), model=model, cwd=str(Path(cwd or Path.cwd()).resolve()))
+    where = str(Path(cwd or Path.cwd()).resolve())
+    return SessionInfo(new_id(), model=model, cwd=where, source=source)
 
 
 class SessionStore:
     """The SQLite file holding all sessions. Cheap to open; one connection per store."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, redactor: Redactor | None = None) -> None:
         self.path = path or store_path()
+        self.redactor = redactor or Redactor()  # secrets are masked before they are stored
         paths.ensure_dir(self.path.parent)
         fresh = not self.path.exists()
         try:
@@ -214,8 +251,10 @@ class SessionStore:
 
     # -- writing ------------------------------------------------------------------------
 
-    def new_session(self, *, cwd: Path | str | None = None, model: str = "") -> SessionInfo:
-        return new_session(cwd=cwd, model=model)
+    def new_session(
+        self, *, cwd: Path | str | None = None, model: str = "", source: str = "chat"
+    ) -> SessionInfo:
+        return new_session(cwd=cwd, model=model, source=source)
 
     def save_turn(
         self,
@@ -229,7 +268,7 @@ class SessionStore:
         ``spent`` is the turn's ``co_core.telemetry.usage.TurnUsage`` (anything with ``as_dict()``,
         or a dict): kept per turn so a resumed session's ``/cost`` goes on from its totals,
         and its ``cost_usd`` is added to the session's."""
-        blobs = dump_messages(messages)
+        blobs = dump_messages(messages, self.redactor)
         cost = Usage.of(usage)
         spent_row = spent.as_dict() if hasattr(spent, "as_dict") else spent
         dollars = float((spent_row or {}).get("cost_usd") or 0)
@@ -239,12 +278,20 @@ class SessionStore:
                 "SELECT messages, turns FROM sessions WHERE id = ?", (session.id,)
             ).fetchone()
             if row is None:
-                session.title = session.title or title_from(messages)
+                session.title = session.title or self.redactor.text(title_from(messages))
                 session.created = session.created or now
                 db.execute(
-                    "INSERT INTO sessions (id, title, model, cwd, created, updated)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (session.id, session.title, session.model, session.cwd, session.created, now),
+                    "INSERT INTO sessions (id, title, model, cwd, created, updated, source)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        session.id,
+                        session.title,
+                        session.model,
+                        session.cwd,
+                        session.created,
+                        now,
+                        session.source,
+                    ),
                 )
                 start, turn = 0, 0
             else:
@@ -262,7 +309,9 @@ class SessionStore:
                 "UPDATE sessions SET updated = ?, turns = turns + 1, messages = messages + ?,"
                 " requests = requests + ?, input_tokens = input_tokens + ?,"
                 " output_tokens = output_tokens + ?, cost_usd = cost_usd + ?,"
-                " model = CASE WHEN ? != '' THEN ? ELSE model END"
+                " model = CASE WHEN ? != '' THEN ? ELSE model END,"
+                # a co ask session continued in the chat is a chat from then on
+                " source = CASE WHEN ? = 'chat' THEN 'chat' ELSE source END"
                 " WHERE id = ?",
                 (
                     now,
@@ -273,6 +322,7 @@ class SessionStore:
                     dollars,
                     session.model,
                     session.model,
+                    session.source,
                     session.id,
                 ),
             )
@@ -313,7 +363,7 @@ class SessionStore:
                     session_id,
                     count,
                     replaces,
-                    b"[" + b",".join(dump_messages(summary)) + b"]",
+                    b"[" + b",".join(dump_messages(summary, self.redactor)) + b"]",
                     time.time(),
                 ),
             )
@@ -336,7 +386,7 @@ class SessionStore:
 
     _COLUMNS = (
         "id, title, model, cwd, created, updated, turns, messages, requests,"
-        " input_tokens, output_tokens, cost_usd"
+        " input_tokens, output_tokens, cost_usd, source"
     )
 
     def turn_usage(self, session_id: str) -> builtins.list[dict[str, Any]]:
@@ -347,24 +397,41 @@ class SessionStore:
         return [json.loads(r[0]) for r in rows]
 
     def list(
-        self, *, cwd: Path | str | None = None, limit: int | None = None
+        self,
+        *,
+        cwd: Path | str | None = None,
+        limit: int | None = None,
+        source: str | None = None,
     ) -> builtins.list[SessionInfo]:
-        """Sessions, most recently updated first (only those of ``cwd`` if given)."""
+        """Sessions, most recently updated first (only those of ``cwd``, or of ``source``
+        ("chat", "ask"), if given)."""
         sql = f"SELECT {self._COLUMNS} FROM sessions"
+        where: builtins.list[str] = []
         args: builtins.list[Any] = []
         if cwd is not None:
-            sql += " WHERE cwd = ?"
+            where.append("cwd = ?")
             args.append(str(Path(cwd).resolve()))
+        if source is not None:
+            where.append("source = ?")
+            args.append(source)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY updated DESC, rowid DESC"
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
         return [self._info(r) for r in self.db.execute(sql, args)]
 
-    def latest(self, cwd: Path | str | None = None) -> SessionInfo | None:
-        """The last session used in this directory (``co chat --continue``)."""
-        found = self.list(cwd=cwd or Path.cwd(), limit=1)
+    def latest(self, cwd: Path | str | None = None, source: str = "chat") -> SessionInfo | None:
+        """The last chat held in this directory (``co chat --continue``): ``co ask`` runs
+        from scripts are left out, so they never bury the conversation."""
+        found = self.list(cwd=cwd or Path.cwd(), limit=1, source=source)
         return found[0] if found else None
+
+    def exists(self, session_id: str) -> bool:
+        """Whether the session has been written (a new one is, with its first turn)."""
+        found = self.db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,))
+        return found.fetchone() is not None
 
     def get(self, session_id: str) -> SessionInfo:
         row = self.db.execute(

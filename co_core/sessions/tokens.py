@@ -1,9 +1,9 @@
-"""Token estimates and fitting: a budget per model, applied before every request.
+"""Token sizes and fitting: a budget per model, applied before every request.
 
-Token counts are *estimates*: about 4 characters per token (a fair average for English
-text and code with BPE tokenizers) plus a few tokens of framing per message and part.
-Cheap, dependency-free and good enough to decide when to trim or compact; providers'
-real counts, when they report them, are shown beside it by ``/context``.
+Sizes come from a counter (co_core.sessions.counting): the model's own tokenizer where one
+is at hand, else the estimate defined here, about 4 characters per token plus a few tokens
+of framing per message and part. ``PartSizes`` remembers each part's count while it is in
+the history, so a request counts only what is new.
 
 Fitting (``fit_history``) only changes what one request sends; the conversation keeps every
 message and the store keeps the full original. In order:
@@ -19,9 +19,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from co_core.sessions.history import turn_starts
+
+if TYPE_CHECKING:
+    from co_core.sessions.counting import Counter
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 4
@@ -80,16 +83,19 @@ class _MessageSize:
 
 
 class PartSizes:
-    """Sizes of parts and messages, remembered while they are in the history.
+    """Token counts of parts and messages, by one counter, remembered while they are in
+    the history.
 
     Fitting runs before every request of a turn over a history that only grows, so without
-    this every tool output would be serialised again, and every message walked several
-    times, for each request. Entries are matched by identity (a trimmed or replaced part
-    or message is a new object and is measured afresh); the entries not seen during one
-    fit are forgotten at the next, so memory stays bounded by the history itself.
+    this every tool output would be serialised and counted again for each request.
+    ``prepare`` counts the parts not seen before in one batch (a tokenizer may be a server
+    away); the sizes after it are dictionary hits. Entries are matched by identity (a
+    trimmed or replaced part or message is a new object and is counted afresh); those not
+    seen during one fit are forgotten at the next, so memory stays bounded by the history.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, counter: Counter) -> None:
+        self.counter = counter
         self._now: dict[int, tuple[Any, int]] = {}
         self._before: dict[int, tuple[Any, int]] = {}
         self._messages_now: dict[int, _MessageSize] = {}
@@ -99,15 +105,40 @@ class PartSizes:
         self._before, self._now = self._now, {}
         self._messages_before, self._messages_now = self._messages_now, {}
 
-    def chars(self, part: Any) -> int:
+    def _known(self, part: Any) -> int | None:
         key = id(part)
         hit = self._now.get(key)
         if hit is None or hit[0] is not part:
             hit = self._before.get(key)
             if hit is None or hit[0] is not part:
-                hit = (part, len(part_text(part)))
+                return None
             self._now[key] = hit
         return hit[1]
+
+    def sized(self, message: Any) -> bool:
+        """Is ``message`` sized already (all its parts counted)?"""
+        hit = self._messages_now.get(id(message)) or self._messages_before.get(id(message))
+        return hit is not None and hit.matches(message)
+
+    async def prepare(self, messages: Sequence[Any]) -> None:
+        """Count, in one batch, every part of ``messages`` not counted yet (the estimate
+        needs no batch: it counts each part when asked)."""
+        if not self.counter.batches:
+            return
+        todo = [p for m in messages if not self.sized(m) for p in m.parts if self._known(p) is None]
+        if not todo:
+            return
+        texts = [self.counter.part_text(p) for p in todo]
+        for part, tokens in zip(todo, await self.counter.count(texts), strict=True):
+            self._now[id(part)] = (part, tokens)
+
+    def tokens(self, part: Any) -> int:
+        """Tokens of ``part`` (prepared, else counted now: a dictionary hit or the estimate)."""
+        known = self._known(part)
+        if known is None:
+            known = self.counter.counted(self.counter.part_text(part))
+            self._now[id(part)] = (part, known)
+        return known
 
     def message(self, message: Any) -> _MessageSize:
         key = id(message)
@@ -115,8 +146,8 @@ class PartSizes:
         if hit is None or not hit.matches(message):
             hit = self._messages_before.get(key)
             if hit is None or not hit.matches(message):
-                sizes = [(p.part_kind, part_tokens(p, self)) for p in message.parts]
-                tokens = MESSAGE_OVERHEAD + sum(n for _kind, n in sizes)
+                sizes = [(p.part_kind, self.tokens(p)) for p in message.parts]
+                tokens = self.counter.frame(message) + sum(n for _kind, n in sizes)
                 outputs = (
                     sum(n for kind, n in sizes if kind == "tool-return")
                     if message.kind == "request"
@@ -127,12 +158,9 @@ class PartSizes:
         return hit
 
 
-def _chars(part: Any, sizes: PartSizes | None) -> int:
-    return len(part_text(part)) if sizes is None else sizes.chars(part)
-
-
-def part_tokens(part: Any, sizes: PartSizes | None = None) -> int:
-    return PART_OVERHEAD + (_chars(part, sizes) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+def part_tokens(part: Any) -> int:
+    """The estimate for one part, with its framing."""
+    return PART_OVERHEAD + text_tokens(part_text(part))
 
 
 def message_tokens(message: Any, sizes: PartSizes | None = None) -> int:
@@ -158,7 +186,7 @@ def tool_output_tokens(messages: Sequence[Any], sizes: PartSizes | None = None) 
 
 
 def tools_tokens(tool_defs: Sequence[Any]) -> int:
-    """What tool definitions cost: name, description and JSON schema of each."""
+    """What tool definitions cost by the estimate: name, description and JSON schema of each."""
     total = 0
     for tool in tool_defs:
         schema = getattr(tool, "parameters_json_schema", None) or {}
@@ -184,15 +212,23 @@ def context_window(model: Any = None, section: Any = None) -> int:
     return int(getattr(section, "default_context_window", DEFAULT_WINDOW) or DEFAULT_WINDOW)
 
 
+def chars_for(tokens: int, text: str, counted: int) -> int:
+    """How many characters of ``text`` (``counted`` tokens in all) hold about ``tokens``."""
+    if counted <= 0:
+        return tokens * CHARS_PER_TOKEN
+    return max(len(text) * tokens // counted, 1)
+
+
 def trim_tool_output(part: Any, limit_tokens: int, sizes: PartSizes | None = None) -> Any:
     """A tool return cut to head and tail when longer than ``limit_tokens``, with a note."""
     if part.part_kind != "tool-return":
         return part
-    limit = limit_tokens * CHARS_PER_TOKEN
-    if sizes is not None and sizes.chars(part) <= limit:  # the same text, measured before
+    if sizes is not None and sizes.tokens(part) <= limit_tokens:  # counted before
         return part
     text = _as_text(part.content)
-    if len(text) <= limit:
+    counted = sizes.tokens(part) if sizes is not None else text_tokens(text)
+    limit = chars_for(limit_tokens, text, counted)
+    if counted <= limit_tokens or len(text) <= limit:
         return part
     head, tail = (limit * 3) // 5, (limit * 2) // 5
     omitted = len(text) - head - tail
@@ -231,6 +267,21 @@ class FitReport:
     trimmed_outputs: int = 0
 
 
+async def fit(
+    messages: Sequence[Any], budget: int, *, sizes: PartSizes, trim_tokens: int = 2000
+) -> tuple[list[Any], FitReport]:
+    """``fit_history`` with every size counted first, in at most two batches: the parts
+    not counted before, then the trimmed forms of old tool outputs made in this round."""
+    sizes.next_round()
+    await sizes.prepare(messages)
+    starts = turn_starts(messages)
+    cut = _trimmed_old(messages, starts, trim_tokens, sizes)
+    fresh = [c for c, m in zip(cut, messages, strict=False) if c is not m and not sizes.sized(c)]
+    if fresh:
+        await sizes.prepare(fresh)
+    return _fitted(messages, budget, starts, cut, sizes)
+
+
 def fit_history(
     messages: Sequence[Any],
     budget: int,
@@ -242,23 +293,42 @@ def fit_history(
     turns dropped, never splitting a turn. The latest turn is always kept whole.
     ``sizes`` remembers part sizes between calls (the capability passes one per session)."""
     starts = turn_starts(messages)
+    return _fitted(
+        messages, budget, starts, _trimmed_old(messages, starts, trim_tokens, sizes), sizes
+    )
+
+
+def _trimmed_old(
+    messages: Sequence[Any], starts: list[int], trim_tokens: int, sizes: PartSizes | None
+) -> list[Any]:
+    """The messages before the latest turn, their big tool outputs trimmed."""
     last = starts[-1] if starts else 0
+    return [_trim_message(m, trim_tokens, sizes) for m in messages[:last]]
+
+
+def _fitted(
+    messages: Sequence[Any],
+    budget: int,
+    starts: list[int],
+    cut: list[Any],
+    sizes: PartSizes | None,
+) -> tuple[list[Any], FitReport]:
     # one pass (this runs before every request, over the whole history): each message's
     # size, and for those before the latest turn their trimmed form and its size
     trimmed: list[Any] = []
     tokens: list[int] = []
     before = trimmed_outputs = 0
+    last = len(cut)
     for index, message in enumerate(messages):
         size = message_tokens(message, sizes)
         before += size
-        if index < last:
-            cut = _trim_message(message, trim_tokens, sizes)
-            if cut is not message:
-                size = message_tokens(cut, sizes)
-                trimmed_outputs += sum(
-                    1 for a, b in zip(cut.parts, message.parts, strict=True) if a is not b
-                )
-                message = cut
+        if index < last and cut[index] is not message:
+            shorter = cut[index]
+            size = message_tokens(shorter, sizes)
+            trimmed_outputs += sum(
+                1 for a, b in zip(shorter.parts, message.parts, strict=True) if a is not b
+            )
+            message = shorter
         trimmed.append(message)
         tokens.append(size)
     report = FitReport(budget, before, before)
@@ -274,8 +344,9 @@ def fit_history(
         from pydantic_ai.messages import UserPromptPart
 
         note = UserPromptPart(DROP_NOTE.format(turns=dropped))
-        kept = [replace(kept[0], parts=[note, *kept[0].parts]), *kept[1:]]
-        total += part_tokens(note)
+        first = replace(kept[0], parts=[note, *kept[0].parts])
+        total += message_tokens(first, sizes) - message_tokens(kept[0], sizes)
+        kept = [first, *kept[1:]]
     report.dropped_turns = dropped
     report.tokens_after = total
     return kept, report
@@ -286,7 +357,7 @@ def fit_history(
 
 @dataclass
 class ContextUsage:
-    """What occupies the context window, in estimated tokens."""
+    """What occupies the context window, in tokens as the fitting counts them."""
 
     window: int
     system: int = 0
@@ -295,6 +366,7 @@ class ContextUsage:
     tool_outputs: int = 0
     reserve: int = 0
     reported: int | None = None  # input tokens the provider reported for the last request
+    counted_by: str = "estimated: about 4 characters per token"
 
     @property
     def used(self) -> int:
@@ -309,30 +381,34 @@ def measure(
     messages: Sequence[Any],
     window: int,
     *,
-    system: str | Sequence[str] = "",
-    tool_defs: Sequence[Any] = (),
+    system: int = 0,
+    tools: int = 0,
     reserve: int = 0,
     sizes: PartSizes | None = None,
-    tools: int | None = None,
+    scale: float = 1.0,
+    counted_by: str = "",
 ) -> ContextUsage:
-    """Estimate how full the context would be if ``messages`` were sent now
-    (``tools``: the tool definitions' tokens when already counted)."""
-    texts = [system] if isinstance(system, str) else list(system)
+    """How full the context would be if ``messages`` were sent now, with ``system`` and
+    ``tools`` tokens already counted; every figure multiplied by ``scale`` (what the
+    counter learnt from the model's own counts)."""
     outputs = tool_output_tokens(messages, sizes)
     reported = None
     for message in reversed(messages):
         if message.kind == "response":
             reported = getattr(message.usage, "input_tokens", 0) or None
             break
-    return ContextUsage(
+    usage = ContextUsage(
         window=window,
-        system=sum(text_tokens(t) for t in texts if t),
-        tools=tools_tokens(tool_defs) if tools is None else tools,
-        history=history_tokens(messages, sizes) - outputs,
-        tool_outputs=outputs,
+        system=round(system * scale),
+        tools=round(tools * scale),
+        history=round((history_tokens(messages, sizes) - outputs) * scale),
+        tool_outputs=round(outputs * scale),
         reserve=reserve,
         reported=reported,
     )
+    if counted_by:
+        usage.counted_by = counted_by
+    return usage
 
 
 @dataclass

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from co_core.telemetry.spans import NO_SPAN, include_content, span, tool_span, tracing
+from co_core.telemetry.spans import (
+    NO_SPAN,
+    client_span,
+    include_content,
+    span,
+    tool_span,
+    tracing,
+)
 
 __all__ = [
     "NO_SPAN",
     "capabilities",
+    "client_span",
     "flush",
     "include_content",
     "record_plugin_loads",
@@ -45,7 +53,8 @@ def flush(timeout_millis: int = 5000) -> bool:
 
 
 def capabilities() -> list[Any]:
-    """Co's spans as pydantic-ai capabilities, for an agent Co did not build."""
+    """Co's spans as pydantic-ai capabilities, for an agent Co did not build: pydantic-ai's
+    own instrumentation, held to Co's content rule (empty while tracing is off)."""
     from co_core.telemetry.setup import capabilities as _capabilities
 
     return _capabilities()

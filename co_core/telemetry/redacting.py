@@ -2,18 +2,21 @@
 
 Every exporter (SQLite and OTLP alike) sits behind one of these, so a secret in a tool's
 arguments, an error message or an event never reaches the disk or a collector. It runs
-on the batch processor's worker thread, not the thread running the turn.
+on the batch processor's worker thread, not the thread running the turn. It also leaves
+out the attributes an exporter is not to get (:class:`LeaveOut`) and gives a failed span
+without a status message its error's message (content on) or type as one.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-from opentelemetry.trace import Status
+from opentelemetry.trace import Status, StatusCode
 
 from co_core.kernel.redact import MASK, Redactor, is_secret_key
 
@@ -55,19 +58,51 @@ class SpanRedactor:
         return self.text(repr(value))
 
 
-def _clean(redactor: SpanRedactor, attrs: Any) -> dict[str, Any]:
+@dataclass(frozen=True)
+class LeaveOut:
+    """Span attributes an exporter does not get: these names, and names with these prefixes."""
+
+    names: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()
+
+    def __call__(self, key: str) -> bool:
+        return key in self.names or key.startswith(self.prefixes)
+
+
+KEEP_ALL = LeaveOut()
+
+
+def _clean(redactor: SpanRedactor, attrs: Any, leave_out: LeaveOut = KEEP_ALL) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in dict(attrs or {}).items():
+        if leave_out(key):
+            continue
         clean = redactor.value(value, key)
         out[key] = tuple(clean) if isinstance(clean, list) else clean
     return out
 
 
-def clean_span(span: ReadableSpan, redactor: SpanRedactor) -> ReadableSpan:
-    """A copy of ``span`` with secrets masked and, for model requests, the cost added.
-    (Content is kept out where spans are made: co_core.telemetry.agent_spans.)"""
-    attrs = _clean(redactor, span.attributes)
-    if COST_ATTRIBUTE not in attrs:
+def _error(events: Sequence[Event]) -> str | None:
+    """What the first recorded exception says: its message when content kept it (pydantic-ai
+    records it only with content on), else its short type name (``ToolRetryError``)."""
+    for event in events:
+        if event.name == "exception" and event.attributes:
+            message = event.attributes.get("exception.message")
+            if message:
+                return str(message)
+            name = event.attributes.get("exception.type")
+            if name:
+                return str(name).rpartition(".")[2]
+    return None
+
+
+def clean_span(
+    span: ReadableSpan, redactor: SpanRedactor, leave_out: LeaveOut = KEEP_ALL
+) -> ReadableSpan:
+    """A copy of ``span`` with secrets masked, ``leave_out`` left out and, for model
+    requests, the cost added. (Content is kept out where spans are made.)"""
+    attrs = _clean(redactor, span.attributes, leave_out)
+    if COST_ATTRIBUTE not in attrs and attrs.get("gen_ai.operation.name") in (None, "chat"):
         from co_core.telemetry.usage import span_cost
 
         try:
@@ -82,6 +117,8 @@ def clean_span(span: ReadableSpan, redactor: SpanRedactor) -> ReadableSpan:
     status = span.status
     if status.description:
         status = Status(status.status_code, redactor.text(status.description))
+    elif status.status_code == StatusCode.ERROR and (error := _error(events)):
+        status = Status(StatusCode.ERROR, error)  # what failed, even without content
     return ReadableSpan(
         name=span.name,
         context=span.context,
@@ -99,38 +136,15 @@ def clean_span(span: ReadableSpan, redactor: SpanRedactor) -> ReadableSpan:
 
 
 class RedactingExporter(SpanExporter):
-    def __init__(self, inner: SpanExporter, redactor: Redactor) -> None:
+    def __init__(
+        self, inner: SpanExporter, redactor: Redactor, leave_out: LeaveOut = KEEP_ALL
+    ) -> None:
         self.inner = inner
         self.redactor = SpanRedactor(redactor)
+        self.leave_out = leave_out
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return self.inner.export([clean_span(s, self.redactor) for s in spans])
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return self.inner.force_flush(timeout_millis)
-
-    def shutdown(self) -> None:
-        self.inner.shutdown()
-
-
-class ReportingExporter(SpanExporter):
-    """Wraps the OTLP exporter: a collector that is down is one warning line, not a log storm."""
-
-    def __init__(self, inner: SpanExporter, target: str, warn: Callable[[str], None]) -> None:
-        self.inner = inner
-        self.target = target
-        self.warn = warn
-        self.warned = False
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        try:
-            result = self.inner.export(spans)
-        except Exception:
-            result = SpanExportResult.FAILURE
-        if result != SpanExportResult.SUCCESS and not self.warned:
-            self.warned = True
-            self.warn(f"traces could not be sent to the OpenTelemetry collector at {self.target}")
-        return result
+        return self.inner.export([clean_span(s, self.redactor, self.leave_out) for s in spans])
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self.inner.force_flush(timeout_millis)

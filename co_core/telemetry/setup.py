@@ -8,36 +8,23 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from co_core.kernel import extras
 from co_core.kernel.errors import print_warning
 from co_core.telemetry import spans
 from co_core.telemetry.settings import TelemetrySettings, otlp_target, telemetry_section
 
 _current: dict[str, Any] = {"provider": None}
 
+# Attributes kept only with content on: the tools sent with each request (their schemas,
+# every request again; opt-in in the GenAI conventions) and the run's messages.
+WITH_CONTENT_ONLY = frozenset({"gen_ai.tool.definitions", "pydantic_ai.all_messages"})
+# Logfire's display hints (``logfire.msg``, ``logfire.json_schema``) mean nothing to the
+# trace database; a collector gets them (Logfire reads them).
+LOCAL_LEAVE_OUT = ("logfire.",)
+
 
 def telemetry_settings(settings: Any) -> TelemetrySettings:
     return telemetry_section(settings)
-
-
-def _otlp_exporter(tele: TelemetrySettings, target: str) -> Any:
-    import logging
-
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-    from co_core.telemetry.redacting import ReportingExporter
-
-    # the exporter logs every retry; Co says it once (see ReportingExporter)
-    logging.getLogger("opentelemetry.exporter.otlp").setLevel(logging.CRITICAL)
-    options: dict[str, Any] = {}
-    if not any(os.environ.get(v) for v in _TIMEOUT_ENV):
-        options["timeout"] = 5  # seconds; a collector that is down must not hold up exit long
-    if tele.otlp_endpoint:
-        options["endpoint"] = target
-    inner = OTLPSpanExporter(**options)  # otherwise OTEL_EXPORTER_OTLP_* (default localhost:4318)
-    return ReportingExporter(inner, target, print_warning)
-
-
-_TIMEOUT_ENV = ("OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
 
 
 def setup_tracing(
@@ -61,15 +48,20 @@ def setup_tracing(
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     from co_core.kernel.redact import Redactor, settings_secrets
-    from co_core.telemetry.redacting import RedactingExporter
+    from co_core.telemetry.redacting import LeaveOut, RedactingExporter
 
-    exporters = []
+    content = tele.include_content if include_content is None else include_content
+    redactor = Redactor(
+        settings_secrets(settings) if not isinstance(settings, TelemetrySettings) else ()
+    )
+    # the GenAI conventions' opt-in attributes; without content, the run's (empty) messages
+    leave_out = LeaveOut() if content else LeaveOut(WITH_CONTENT_ONLY)
+    processors: list[Any] = []
     if tele.sqlite:
         from co_core.telemetry.sqlite_exporter import SQLiteSpanExporter
 
         try:
             sqlite_exporter = SQLiteSpanExporter(tele.database())
-            exporters.append(sqlite_exporter)
         except Exception as exc:
             print_warning(f"traces not saved: cannot open {tele.database()}: {exc}")
         else:
@@ -77,30 +69,41 @@ def setup_tracing(
                 sqlite_exporter.prune(tele.retention_days)
             except Exception as exc:  # a locked or damaged file: keep tracing, prune next time
                 print_warning(f"old traces not pruned: {exc}")
+            local = LeaveOut(leave_out.names, LOCAL_LEAVE_OUT)
+            processors.append(
+                BatchSpanProcessor(
+                    RedactingExporter(sqlite_exporter, redactor, local),
+                    schedule_delay_millis=schedule_delay_millis,
+                )
+            )
     target = otlp_target(tele)
-    if target:
+    missing = extras.missing("otlp") if target else None
+    if missing:
+        print_warning(f"traces not sent to {target}: {missing}")
+    elif target:
+        from co_core.telemetry.otlp import otlp_processor
+
         try:
-            exporters.append(_otlp_exporter(tele, target))
+            processors.append(
+                otlp_processor(
+                    tele.otlp_endpoint,
+                    target,
+                    lambda exporter: RedactingExporter(exporter, redactor, leave_out),
+                    print_warning,
+                    schedule_delay_millis,
+                )
+            )
         except Exception as exc:
             print_warning(f"traces not sent to the OpenTelemetry collector: {exc}")
-    if not exporters:
+    if not processors:
         return None
-    content = tele.include_content if include_content is None else include_content
-    redactor = Redactor(
-        settings_secrets(settings) if not isinstance(settings, TelemetrySettings) else ()
-    )
     from importlib.metadata import version
 
     provider = TracerProvider(
         resource=Resource.create({"service.name": "co", "service.version": version("co-core")})
     )
-    for exporter in exporters:
-        provider.add_span_processor(
-            BatchSpanProcessor(
-                RedactingExporter(exporter, redactor),
-                schedule_delay_millis=schedule_delay_millis,
-            )
-        )
+    for processor in processors:
+        provider.add_span_processor(processor)
     _current["provider"] = provider
     spans.activate(provider.get_tracer("co"), content)
     return provider
@@ -163,9 +166,9 @@ def record_plugin_loads(app_or_host: Any) -> int:
 def capabilities() -> list[Any]:
     """``Agent(..., capabilities=telemetry.capabilities())``: Co's spans for an agent (its
     runs, model requests and tool calls); empty when tracing is off."""
-    tracer = spans._state["tracer"]
-    if tracer is None:
+    provider = _current["provider"]
+    if provider is None or spans._state["tracer"] is None:
         return []
-    from co_core.telemetry.agent_spans import TracingCapability
+    from co_core.telemetry.agent_spans import instrumentation
 
-    return [TracingCapability(tracer, content=spans.include_content())]
+    return [instrumentation(provider, spans.include_content())]

@@ -10,8 +10,11 @@ commands, output) are kept only when the user opted in to content in traces.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Literal, Protocol
+
+Kind = Literal["internal", "client"]
 
 _state: dict[str, Any] = {"tracer": None, "content": False}
 
@@ -121,11 +124,12 @@ def mark_failed(otel_span: Any, error: BaseException, content: bool) -> None:
 class _Span:
     """A live span; ``set(**attrs)`` adds attributes, ``error(msg)`` marks it failed."""
 
-    __slots__ = ("_name", "_attrs", "_cm", "_span")
+    __slots__ = ("_name", "_attrs", "_kind", "_cm", "_span")
 
-    def __init__(self, name: str, attrs: dict[str, object]) -> None:
+    def __init__(self, name: str, attrs: dict[str, object], kind: Kind = "internal") -> None:
         self._name = name
         self._attrs = attrs
+        self._kind = kind
         self._cm: Any = None
         self._span: Any = None
 
@@ -133,8 +137,11 @@ class _Span:
         tracer = _state["tracer"]
         if tracer is None:  # switched off meanwhile
             return self
+        from opentelemetry.trace import SpanKind
+
         self._cm = tracer.start_as_current_span(
             self._name,
+            kind=SpanKind[self._kind.upper()],
             attributes=self._attrs,
             record_exception=False,  # recorded below: the message only with content on
             set_status_on_exception=False,
@@ -224,9 +231,47 @@ def tool_span(call_id: str | None) -> Span | None:
 
 def span(name: str, *, content: Mapping[str, object] | None = None, **attrs: object) -> Span:
     """A context manager tracing one piece of Co's work (no-op when tracing is off)."""
+    return _make(name, content, attrs, "internal")
+
+
+def client_span(name: str, *, content: Mapping[str, object] | None = None, **attrs: object) -> Span:
+    """Like :func:`span`, for a request to another process (an MCP server): a CLIENT span,
+    as OpenTelemetry names a call whose other end is elsewhere."""
+    return _make(name, content, attrs, "client")
+
+
+def _make(
+    name: str, content: Mapping[str, object] | None, attrs: Mapping[str, object], kind: Kind
+) -> Span:
     if _state["tracer"] is None:
         return NO_SPAN
     values = attributes(attrs)
     if content and _state["content"]:
         values.update(attributes(content))
-    return _Span(name, values)
+    return _Span(name, values, kind)
+
+
+def current_context() -> object | None:
+    """The current span, to carry to work done for it on another thread or event loop
+    (:func:`attached`); None when tracing is off."""
+    if _state["tracer"] is None:
+        return None
+    from opentelemetry.context import get_current
+
+    return get_current()
+
+
+@contextmanager
+def attached(context: object | None) -> Iterator[None]:
+    """Make ``context`` (from :func:`current_context`) current here: spans made inside nest
+    under its span, and requests made inside carry it (an MCP call's ``_meta.traceparent``)."""
+    if context is None:
+        yield
+        return
+    from opentelemetry.context import attach, detach
+
+    token = attach(context)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        detach(token)

@@ -32,6 +32,11 @@ def traces_check(settings: Any) -> CheckResult:
             parts.append(f"{path} (not created yet)")
     target = otlp_target(tele)
     if target:
+        from co_core.kernel import extras
+
+        missing = extras.missing("otlp")
+        if missing:
+            return warn(f"traces are not sent to {target}: {missing}")
         parts.append(f"OTLP {target}")
     if not parts:
         return warn("tracing is on but telemetry.sqlite is off and no OTLP endpoint is set")

@@ -39,7 +39,8 @@ def last_turns(path: Path, n: int) -> list[Node]:
     conn = store.connect(path, readonly=True)
     try:
         roots = conn.execute(
-            "SELECT * FROM spans WHERE parent_id IS NULL AND name != 'co.startup' "
+            "SELECT * FROM spans WHERE parent_id IS NULL "
+            "AND name NOT IN ('co.startup', 'co.mcp.start') "
             "ORDER BY start_time DESC LIMIT ?",
             (n,),
         ).fetchall()
@@ -56,6 +57,7 @@ def last_turns(path: Path, n: int) -> list[Node]:
 
 def _tree(root: dict[str, Any], rows: list[dict[str, Any]]) -> Node:
     nodes = {r["id"]: Node(r, _attrs(r.get("attributes"))) for r in rows}
+    _settled(nodes.values())
     top = nodes.get(root["id"]) or Node(root, _attrs(root.get("attributes")))
     nodes[root["id"]] = top
     for span_id, node in nodes.items():
@@ -66,12 +68,31 @@ def _tree(root: dict[str, Any], rows: list[dict[str, Any]]) -> Node:
     return top
 
 
+APPROVAL = ("co.approval.answer", "co.approval.by", "co.approval.reason")
+
+
+def _settled(nodes: Any) -> None:
+    """A held call's span learns how it was settled (its ``co.approval`` span's answer)."""
+    approvals = {
+        n.attrs.get("gen_ai.tool.call.id"): n.attrs for n in nodes if n.name == "co.approval"
+    }
+    for node in nodes:
+        call = node.attrs.get("gen_ai.tool.call.id")
+        found = approvals.get(call) if node.name != "co.approval" else None
+        if found is not None and "co.call.status" not in node.attrs:
+            node.attrs.update({k: found[k] for k in APPROVAL if k in found})
+
+
 def tokens(node: Node) -> tuple[int, int]:
-    """Tokens in and out of this span and everything under it (model requests only)."""
+    """Tokens in and out of the model requests in this span and under it (a run's span
+    has its totals too: counting only the requests counts each token once)."""
     a = node.attrs
-    inp = a.get("gen_ai.usage.input_tokens")
-    out = a.get("gen_ai.usage.output_tokens")
-    own = (int(inp or 0), int(out or 0)) if inp is not None or out is not None else (0, 0)
+    own = (0, 0)
+    if a.get("gen_ai.operation.name") in ("chat", None):
+        own = (
+            int(a.get("gen_ai.usage.input_tokens") or 0),
+            int(a.get("gen_ai.usage.output_tokens") or 0),
+        )
     below = [tokens(c) for c in node.children]
     return own[0] + sum(b[0] for b in below), own[1] + sum(b[1] for b in below)
 
@@ -131,22 +152,51 @@ def label(node: Node, root: bool = False) -> str:
             parts.append(f"session {session}")
     effect = node.attrs.get("co.policy.effect")
     if op == "execute_tool" or node.error:
-        if node.error:
-            retry = node.attrs.get("pydantic_ai.tool.retry.cause") == "model_retry"
-            parts.append(f"{'retry' if retry else 'error'}: {problem(node)}")
-        elif op == "execute_tool" and effect in _NOT_RUN:
-            parts.append(_NOT_RUN[effect])  # the tool did not run under this span
-        else:
-            parts.append("ok")
+        parts.append(outcome(node, op == "execute_tool"))
     if effect:  # the policy decision, recorded on the tool call's span (or its own)
         source = node.attrs.get("co.policy.source")
         parts.append(f"policy: {effect}" + (f" ({source})" if source else ""))
+    answer = node.attrs.get("co.approval.answer")
+    if (answer and op == "execute_tool") or node.name == "co.approval":
+        parts.append(approval(node.attrs))
     return "  ".join(parts)
 
 
+def outcome(node: Node, tool: bool) -> str:
+    """How a tool call's span ended: ok, retry, error, timed out; or, for a call held for
+    approval, how it was settled (denied, approved: its run is a span of its own)."""
+    status = node.attrs.get("co.call.status")
+    if node.error:
+        retry = node.attrs.get("pydantic_ai.tool.retry.cause") == "model_retry"
+        kind = status if status in ("retry", "error", "timed out") else None
+        return f"{kind or ('retry' if retry else 'error')}: {problem(node)}"
+    if status:
+        return str(status)
+    effect = node.attrs.get("co.policy.effect")
+    if tool and effect in _NOT_RUN:
+        answer = node.attrs.get("co.approval.answer")
+        if effect == "deny" or answer == "no":
+            return "denied"
+        if answer:
+            return "approved"
+        return _NOT_RUN[effect]  # the tool did not run under this span
+    return "ok"
+
+
+def approval(attrs: dict[str, Any]) -> str:
+    """``answer: yes session (user)``, ``answer: no (policy): reason``."""
+    text = f"answer: {attrs.get('co.approval.answer', '?')}"
+    if attrs.get("co.approval.by"):
+        text += f" ({attrs['co.approval.by']})"
+    if attrs.get("co.approval.reason"):
+        text += f": {attrs['co.approval.reason']}"
+    return text
+
+
 # A call the policy did not allow ends its span without running; an approved call runs
-# again under a span of its own.
-_NOT_RUN = {"deny": "not run", "ask": "held for approval", "ask_once": "held for approval"}
+# again under a span of its own. (Until it is settled, and in traces from before Co
+# recorded how held calls were settled.)
+_NOT_RUN = {"deny": "denied", "ask": "held for approval", "ask_once": "held for approval"}
 
 
 def database_missing(path: Path) -> bool:

@@ -1,14 +1,18 @@
 """What the approval prompt of ``co chat`` shows and how it reads the answer (no I/O here).
 
-The REPL prints :func:`describe` for each call needing approval (tool, plugin, every
-argument with long values folded, the permission key and why Co asks), a short list
-first when one model response holds several such calls (:func:`batch_lines`), and
-turns the typed answer into an :class:`~co_core.agent.frontend.Answer` with :func:`parse_answer`.
+The REPL prints :func:`describe` for each call needing approval: the tool, its plugin,
+every argument *whole* (a yes approves exactly what was shown, so nothing is folded
+away), the permission key and why Co asks. A description taller than the terminal is
+shown in pages (:func:`pages`): Enter shows the next one, and the question comes only
+after the last. When one model response holds several such calls, a short list comes
+first (:func:`batch_lines`). The typed answer becomes an
+:class:`~co_core.agent.frontend.Answer` (:func:`parse_answer`, :func:`parse_page_answer`).
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,49 +25,102 @@ if TYPE_CHECKING:
 
 QUESTION = "Allow? [y]es once · [s]ession · [a]lways in this project · [n]o (or type a reason) "
 REASON_QUESTION = "Reason for Co (optional, Enter to skip): "
-FOLD_CHARS = 400
-FOLD_LINES = 12
+GUTTER = "    │ "  # marks the lines of a multi-line value, so they cannot pose as the prompt's
+SHORT = 100
 YES: dict[str, Scope] = {"y": "once", "yes": "once", "s": "session", "session": "session"}
 YES |= {"a": "project", "always": "project", "p": "project", "project": "project"}
-NO = {"", "n", "no"}
+NO = {"n", "no"}
+# Characters a terminal does not show but acts on: bidi overrides and isolates, zero-width
+# characters, line and paragraph separators. Written out like control characters.
+HIDDEN = {"Cf", "Zl", "Zp"}
 
 
-def fold(value: Any, chars: int = FOLD_CHARS, lines: int = FOLD_LINES) -> str:
-    """A value as text; a long one keeps its head and says how much is folded away.
-
-    Control characters are written out first, so a carriage return cannot pose as a line
-    break (or hide what comes before it) and only real newlines fold."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+def shown(text: str) -> str:
+    """Text as the prompt prints it: control characters and invisible formatting
+    characters written out (``\\x1b``, ``\\u202e``), so none can hide or reorder text."""
     text = visible(text)
-    kept = text.split("\n")[:lines]
-    head = "\n".join(kept)[:chars]
-    if head == text:
+    if text.isascii():
         return text
-    hidden_lines = text.count("\n") - head.count("\n")
-    return f"{head}… [folded: {len(text) - len(head)} more characters, {hidden_lines} more lines]"
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in HIDDEN else ch for ch in text)
+
+
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def argument_lines(name: str, value: Any) -> list[str]:
+    """One argument, whole: inline when it is one line, else under a gutter with its size."""
+    text = shown(_value(value))
+    if "\n" not in text:
+        return [f"  {name}: {text}"]
+    rows = text.split("\n")
+    size = f"({len(rows)} lines, {len(_value(value))} characters)"
+    return [f"  {name}: {size}", *(GUTTER + row for row in rows)]
 
 
 def describe(record: ToolCallRecord) -> list[str]:
-    """The lines shown above the question for one call."""
+    """The lines shown above the question for one call: everything, nothing folded."""
     call, decision = record.call, record.decision
-    lines = [f"{call.tool}  (plugin {call.plugin}, risk {call.risk or 'undeclared'})"]
+    lines = [shown(f"{call.tool}  (plugin {call.plugin}, risk {call.risk or 'undeclared'})")]
     for name, value in call.args.items():
-        shown = fold(value).replace("\n", "\n      ")
-        lines.append(f"  {name}: {shown}")
+        lines += argument_lines(name, value)
     if not call.args:
         lines.append("  (no arguments)")
-    lines.append(f"  permission: {call.permission_key}")
+    lines += argument_lines("permission", call.permission_key)
     if decision is not None:
         source = f" [{decision.source}]" if decision.source else ""
-        lines.append(f"  why: {decision.reason}{source}")
-    return [visible(line) for line in lines]  # what is approved is exactly what is shown
+        lines += argument_lines("why", f"{decision.reason}{source}")
+    return lines
+
+
+def rows(line: str, width: int) -> list[str]:
+    """``line`` cut into the rows a terminal ``width`` cells wide shows it in."""
+    from prompt_toolkit.utils import get_cwidth
+
+    out: list[str] = []
+    row, used = "", 0
+    for ch in line:
+        cells = get_cwidth(ch)
+        if used + cells > width and row:
+            out.append(row)
+            row, used = "", 0
+        row += ch
+        used += cells
+    out.append(row)
+    return out
+
+
+def pages(lines: Sequence[str], width: int, height: int) -> list[list[str]]:
+    """The description in pages of at most ``height`` terminal rows (a long line spans
+    rows, and may span pages). Nothing is left out: the pages hold every row."""
+    width, height = max(width, 20), max(height, 3)
+    cut = [row for line in lines for row in rows(line, width)]
+    return [cut[start : start + height] for start in range(0, len(cut), height)] or [[]]
+
+
+def page_question(number: int, total: int) -> str:
+    return f"── page {number} of {total} · Enter: next page · n: no (or type a reason) ── "
+
+
+def parse_page_answer(text: str) -> Answer | None:
+    """An answer typed between pages: None to read on (Enter, or a yes: a yes is taken
+    only after the last page), else a "no" whose text, if any, is the reason."""
+    answer = text.strip()
+    if not answer or answer.lower() in YES:
+        return None
+    if answer.lower() in NO:
+        return Answer(False, "")
+    return Answer(False, answer)
 
 
 def batch_lines(pending: Sequence[ToolCallRecord]) -> list[str]:
-    """The short list shown first when several calls of one response await approval."""
+    """The short list shown first when several calls of one response await approval
+    (each is then shown whole when it is asked about)."""
     lines = [f"{len(pending)} calls need your approval; you will be asked one by one:"]
     for index, record in enumerate(pending, 1):
-        lines.append(f"  {index}. {record.tool}: {fold(record.call.permission_key, 100, 1)}")
+        key = shown(record.call.permission_key).replace("\n", " ")
+        key = key if len(key) <= SHORT else key[: SHORT - 1] + "…"
+        lines.append(f"  {index}. {record.tool}: {key}")
     return [visible(line) for line in lines]
 
 
@@ -76,6 +133,6 @@ def parse_answer(text: str) -> Answer | None:
     answer = text.strip()
     if answer.lower() in YES:
         return Answer(True, "", YES[answer.lower()])
-    if answer.lower() in NO:
+    if not answer or answer.lower() in NO:
         return None
     return Answer(False, answer)

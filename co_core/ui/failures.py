@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -15,17 +17,51 @@ class Failure:
         return f"{self.message} (hint: {self.hint})" if self.hint else self.message
 
 
-def _first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException, width: int = 300) -> str:
+    """The error's first line, cut at a word (never mid-word) when it is long."""
     text = str(exc).strip()
-    return text.splitlines()[0][:300] if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    return textwrap.shorten(text.splitlines()[0], width, placeholder=" …")
 
 
-def describe(exc: BaseException, model_label: str = "the model") -> Failure:
-    """One line for the user; never a traceback."""
+def _unreachable(exc: BaseException, label: str, model: Any) -> Failure:
+    """A model server that does not answer: named with its URL, and a hint for its kind."""
+    url = _safe(model, "base_url")
+    system = _safe(model, "system") or label.partition(":")[0]
+    where = f" at {url}" if url else ""
+    if system == "ollama":
+        hint = f"is Ollama running{where}? start it with `ollama serve`, or choose another model with --model"
+    elif system == "llama-cpp":
+        hint = (
+            "the local model server Co started has stopped; see local-model.log in Co's data folder"
+        )
+    elif system == "openai-compatible" or (url and not url.startswith("https://")):
+        hint = (
+            f"is the server{where} running? check --base-url (or the base_url setting), "
+            "or choose another model with --model"
+        )
+    else:
+        hint = "check your network connection, or choose another model with --model"
+    return Failure(f"cannot reach {label}{where}: {_first_line(exc)}", hint)
+
+
+def _safe(model: Any, name: str) -> str:
+    try:
+        value = getattr(model, name, None)
+    except Exception:  # a property that cannot be worked out: said without it
+        return ""
+    return value.rstrip("/") if isinstance(value, str) else ""
+
+
+def describe(exc: BaseException, model_label: str = "the model", model: Any = None) -> Failure:
+    """One line for the user; never a traceback. ``model`` (the pydantic-ai model) lets a
+    connection failure name the server's URL."""
     from pydantic_ai import exceptions as pe
 
-    from co_core.agent.loops import TurnStopped
+    from co_core.agent.calls.loops import TurnStopped
     from co_core.kernel.errors import CoError
+    from co_core.sessions.overflow import context_overflow
 
     if isinstance(exc, TurnStopped):
         return Failure(str(exc), exc.hint)
@@ -46,6 +82,12 @@ def describe(exc: BaseException, model_label: str = "the model") -> Failure:
             f"{model_label} timed out",
             "the server may be overloaded or the model too large; try again or pick a smaller model",
         )
+    if isinstance(exc, pe.ModelHTTPError) and (overflow := context_overflow(exc)):
+        window = f" ({overflow.window:,} tokens)" if overflow.window else ""
+        return Failure(
+            f"the conversation is longer than {model_label}'s context window{window}",
+            "/compact summarises older turns, /clear starts afresh",
+        )
     if isinstance(exc, pe.ModelHTTPError):
         body = _first_line(exc)
         return Failure(
@@ -53,10 +95,7 @@ def describe(exc: BaseException, model_label: str = "the model") -> Failure:
             "check the model name and API key (co config show), or pick another with --model",
         )
     if isinstance(exc, pe.ModelConnectionError) or _is_connection_error(exc):
-        return Failure(
-            f"cannot reach {model_label}: {_first_line(exc)}",
-            "is the model server running (e.g. `ollama serve`)? or choose one with --model",
-        )
+        return _unreachable(exc, model_label, model)
     if isinstance(exc, pe.ModelAPIError):
         return Failure(
             f"{model_label} failed: {_first_line(exc)}", "try again, or pick another model"

@@ -1,4 +1,4 @@
-"""How a tool call and its result look in one line of terminal output."""
+"""How a tool call and its result look in the terminal: the call, the result's first lines."""
 
 from __future__ import annotations
 
@@ -58,6 +58,47 @@ def result_line(content: Any, status: str = "ok", width: int = 80) -> str:
         return f"error: {text}"
     if status == "denied":
         return f"denied: {text}"
+    if status == "timed out":
+        return f"timed out: {text}"
     if status == "interrupted":
         return "interrupted"
     return text
+
+
+def output_text(content: Any) -> str:
+    """The text of a tool's result as the user should see it: a ``ToolResult``'s (or a
+    dict's) ``display``, a string as it is, anything else as JSON."""
+    display = getattr(content, "display", None)
+    if isinstance(display, str):
+        return display
+    if isinstance(content, dict) and isinstance(content.get("display"), str):
+        return str(content["display"])
+    if isinstance(content, str):
+        return content
+    try:
+        return json.dumps(content, default=str, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        return str(content)
+
+
+RESULT_LINES = 12  # lines of a tool's output shown under its call; /output shows the rest
+MORE = "… {n} more line{s} (/output shows them all)"
+
+
+def result_lines(content: Any, status: str = "ok", limit: int = RESULT_LINES) -> list[str]:
+    """A call's result as the user sees it under the call: its first line (a list's count
+    before it, ``error:`` for a failure), then the output's next lines as they are, up to
+    ``limit`` lines in all, then how many more there are. Denials stay one line."""
+    if status not in ("ok", "retry", "error"):
+        return [result_line(content, status)]
+    lines = output_text(content).strip().splitlines() or [""]
+    prefix = "error: " if status in ("retry", "error") else ""
+    if isinstance(content, ToolResult) and content.count is not None:
+        more = ", more available" if content.has_more else ""
+        prefix += f"{content.count} found{more}: "
+    lines[0] = prefix + lines[0]
+    shown = [visible(line.expandtabs()) for line in lines[:limit]]
+    rest = len(lines) - len(shown)
+    if rest > 0:
+        shown.append(MORE.format(n=rest, s="" if rest == 1 else "s"))
+    return shown

@@ -14,17 +14,20 @@ asks the approval questions and prints warnings above the prompt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import inspect
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
-from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
 from co_core.agent.conversation import Conversation
@@ -32,13 +35,19 @@ from co_core.agent.frontend import Answer
 from co_core.kernel import paths
 from co_core.kernel.app import App, raw_core
 from co_core.kernel.errors import CoError, SettingsError, print_warning
-from co_core.ui.render import call_line, result_line, visible
+from co_core.ui.answer import Outputs
+from co_core.ui.history import MaskedFileHistory
+from co_core.ui.render import call_line, output_text, result_lines, visible
+from co_core.ui.signals import Ending
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from co_core.agent.calls import ToolCallRecord
+    from co_core.agent.local.pull import DownloadOffer
+    from co_core.agent.models import ResolvedModel
     from co_core.kernel.hookspecs import SlashHandler
+    from co_core.sessions.context import ContextKeeper
 
 EXIT_WORDS = {"exit", "quit", "/exit", "/quit"}
 DOUBLE_PRESS = 2.0
@@ -92,11 +101,15 @@ def key_bindings() -> KeyBindings:
 
 @dataclass
 class TurnView:
-    """Draws one turn: spinner, streamed Markdown, one line per tool call and result."""
+    """Draws one turn: spinner, the streamed answer (``co_core.ui.answer``: prose as
+    Markdown, what was copied from a tool as it is), a line per tool call and the first
+    lines of its result."""
 
     console: Console
     text: str = ""
     seen: str = ""  # all text streamed in this turn (an answer Co gave itself is not)
+    outputs: Outputs = field(default_factory=Outputs)  # tool output the answer may quote
+    results: list[tuple[str, str]] = field(default_factory=list)  # (call line, output)
     live: Any = None
     pending: list[tuple[str, str]] = field(default_factory=list)  # (line, rich style)
     flush_scheduled: bool = False
@@ -133,17 +146,25 @@ class TurnView:
         self.redraw = loop.call_later(1 / self.live.refresh_per_second, self._redraw, loop)
 
     def _render(self) -> Any:
-        from rich.markdown import Markdown
         from rich.spinner import Spinner
 
-        return Markdown(self.text) if self.text else Spinner("dots", text=" Co is thinking…")
+        if self.text:
+            return self  # laid out when the live region is redrawn (``__rich__``)
+        return Spinner("dots", text=" Co is thinking…")
+
+    def __rich__(self) -> Any:
+        """The answer so far, laid out only when the live region is redrawn (12 times a
+        second), not for every piece the model streams."""
+        from co_core.ui.answer import renderable
+
+        return renderable(self.text, self.outputs)
 
     def commit(self) -> None:
-        from rich.markdown import Markdown
+        from co_core.ui.answer import renderable
 
         self.flush()
         if self.text.strip():
-            self.console.print(Markdown(self.text))
+            self.console.print(renderable(self.text, self.outputs))
         self.text = ""
         if self.live is not None:
             self.live.update(self._render())
@@ -210,16 +231,24 @@ class TurnView:
             self.live.update(self._render())
 
     def show(self, record: ToolCallRecord) -> None:
-        """One line when a call is seen, one when it ends."""
+        """One line when a call is seen; when it ends, the first lines of its result."""
+        line = "⚙ " + call_line(record.tool, dict(record.call.args))
         if not record.ended:
             if record.call_id.startswith("text-"):
                 self.text = ""  # the JSON the model wrote was the call itself
             if self.text:
                 self.commit()
-            self._line("⚙ " + call_line(record.tool, dict(record.call.args)), "cyan")
-        else:
-            colour = "dim" if record.status == "ok" else "yellow"
-            self._line("  → " + result_line(record.result, record.status), colour)
+            self._line(line, "cyan")
+            return
+        colour = "dim" if record.status == "ok" else "yellow"
+        first, *rest = result_lines(record.result, record.status)
+        self._line("  → " + first, colour)
+        for more in rest:
+            self._line("    " + more, colour)
+        if record.status in ("ok", "retry", "error"):
+            text = output_text(record.result)
+            self.outputs.add(text)
+            self.results.append((line, text))
 
 
 def _escape(text: str) -> str:
@@ -244,7 +273,7 @@ class Repl:
         self.commands = self._commands()
         history = paths.ensure_dir(paths.data_dir()) / "history"
         self.prompt: PromptSession[str] = PromptSession(
-            history=FileHistory(str(history)),
+            history=MaskedFileHistory(str(history)),
             completer=SlashCompleter(self.commands, self._session_ids),
             complete_while_typing=True,
             key_bindings=key_bindings(),
@@ -252,10 +281,13 @@ class Repl:
         )
         self.ask_prompt: PromptSession[str] | None = None
         self.view: TurnView | None = None
+        self.last_results: list[tuple[str, str]] = []  # the last turn's calls, for /output
         self.last_interrupt = 0.0
         self.marker_texts = ["yolo"] if self.conversation.yolo else []
         self.fatal: BaseException | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
+        self.ending = False  # SIGTERM/SIGHUP: leave after what runs is cancelled
+        self.downloading: threading.Event | None = None  # set it to stop the download
 
     @property
     def console(self) -> Console:
@@ -274,6 +306,9 @@ class Repl:
             "clear": Slash("clear", "forget the conversation so far", self._clear),
             "model": Slash("model", "show or switch the model: /model NAME", self._model),
             "tools": Slash("tools", "tools with plugin, risk and permission key", self._tools),
+            "output": Slash(
+                "output", "the full output of the last turn's tool calls: /output [N]", self._output
+            ),
             "cost": Slash("cost", "tokens and cost of this session", self._cost),
             "context": Slash("context", "how full the model's context is", self._context),
             "compact": Slash("compact", "summarise older turns to free context", self._compact),
@@ -314,13 +349,38 @@ class Repl:
             return f"model: {self.conversation.model_label}"
         return f"model: {self.conversation.set_model(arg.strip())}"
 
-    def _context(self, arg: str) -> str:
-        self.conversation.ready()
-        if self.conversation.context is None:
+    def _output(self, arg: str) -> str:
+        """What the last turn's calls returned, in full and as it is (the turn showed the
+        first lines of each)."""
+        results = self.last_results
+        if not results:
+            return "no tool output in the last turn"
+        if arg.strip():
+            try:
+                chosen = [results[int(arg) - 1]] if int(arg) >= 1 else []
+            except (ValueError, IndexError):
+                chosen = []
+            if not chosen:
+                return f"usage: /output N, with N from 1 to {len(results)} (the call's number)"
+            results = chosen
+        from co_core.ui.answer import as_shown
+
+        return "\n\n".join(f"{line}\n{as_shown(text)}" for line, text in results)
+
+    def _context(self, arg: str) -> Any:
+        """The context window's use and the tool budget, both for the last request as it
+        was sent (counted by one counter, the fitting's)."""
+        co = self.conversation.ready()
+        keeper = self.conversation.context
+        if keeper is None:
             return "context tracking is not available"
         model = self.conversation.resolved_model().model
-        text = self.conversation.context.context_text(self.conversation.history, model)
-        return f"{text}\n{self.conversation.ready().toolbox.describe()}"
+
+        async def shown() -> str:  # counted on the loop: the tokenizer may be a server away
+            text = await keeper.context_text(self.conversation.history, model)
+            return f"{text}\n{co.toolbox.describe(await keeper.carried(model))}"
+
+        return shown()
 
     def _compact(self, arg: str) -> Any:
         self.conversation.ready()
@@ -329,13 +389,42 @@ class Repl:
         return self._compact_now()
 
     async def _compact_now(self) -> str:
+        """Summarise older turns, showing what is being summarised and how far the model
+        got; then say what it gained (or, as plain text, why nothing was compacted)."""
+        from co_core.sessions.compact import NothingToCompact
+
         conversation = self.conversation
-        assert conversation.context is not None
-        result = await conversation.context.compact(
-            conversation.history, conversation.resolved_model().model, conversation.recorder
+        keeper = conversation.context
+        assert keeper is not None
+        model = conversation.resolved_model()
+        try:
+            return await self._compacted(keeper, model)
+        except NothingToCompact as exc:  # an outcome, not a failure: said as plain text
+            return str(exc)
+
+    async def _compacted(self, keeper: ContextKeeper, model: ResolvedModel) -> str:
+        from rich.live import Live
+
+        conversation = self.conversation
+        plan = await keeper.plan(conversation.history, model.model)
+        before = await keeper.usage(conversation.history, model.model)
+        what = (
+            f"Compacting: {model.label} summarises {plan.turns} older turn"
+            f"{'' if plan.turns == 1 else 's'} ({plan.tokens:,} tokens; the last "
+            f"{plan.kept_turns} stay word for word)"
         )
+        from co_core.sessions.context import compact_report
+        from co_core.ui.progress import Working
+
+        working = Working(what, counting="characters of summary written")
+        with Live(working, console=self.console, transient=True, refresh_per_second=8):
+            result = await keeper.compact(
+                conversation.history, model.model, conversation.recorder, working.wrote
+            )
         conversation.history = result.messages
-        return f"Compacted: {result.replaced} older messages summarised."
+        after = await keeper.usage(conversation.history, model.model)
+        summary = await keeper.tokens(result.summary, model.model)
+        return compact_report(plan, summary, before, after, working.seconds)
 
     def _sessions(self, arg: str) -> str:
         from co_core.sessions.recorder import sessions_text
@@ -401,7 +490,9 @@ class Repl:
         except Exception as exc:
             from co_core.ui.failures import describe
 
-            self.error(str(describe(exc, self.conversation.model_label)))
+            self.error(
+                str(describe(exc, self.conversation.model_label, self.conversation.model_object))
+            )
             return
         finally:
             loop.remove_signal_handler(signal.SIGINT)
@@ -447,18 +538,43 @@ class Repl:
                 self.view.start()
 
     async def approve(self, record: ToolCallRecord) -> Answer:
-        """Ask about one call: yes once, for the session, always here, or no (with a reason)."""
-        from co_core.ui.approval import QUESTION, REASON_QUESTION, describe, parse_answer
+        """Ask about one call: yes once, for the session, always here, or no (with a reason).
+
+        The call is shown whole, page by page when it is taller than the terminal; the
+        question comes after the last page, so a yes is given to all of it."""
+        from co_core.ui.approval import (
+            QUESTION,
+            REASON_QUESTION,
+            describe,
+            page_question,
+            pages,
+            parse_answer,
+            parse_page_answer,
+        )
 
         if self.view is not None:
             self.view.pause()
         try:
             lines = describe(record)
-            self._plain(["? " + lines[0]], "bold yellow")
-            self._plain(lines[1:])
+            size = self.console.size
+            shown = pages(["? " + lines[0], *lines[1:]], size.width, size.height - 3)
             try:
-                answer = parse_answer(await self._ask(QUESTION))
-                if answer is None:
+                answer: Answer | None = None
+                for number, page in enumerate(shown, 1):
+                    if number == 1:
+                        self._plain(page[:1], "bold yellow")
+                        page = page[1:]
+                    if page:
+                        self._plain(page)
+                    if number < len(shown):
+                        answer = parse_page_answer(
+                            await self._ask(page_question(number, len(shown)))
+                        )
+                        if answer is not None:
+                            break
+                else:
+                    answer = parse_answer(await self._ask(QUESTION))
+                if answer is None or (not answer.approved and not answer.reason):
                     answer = Answer(False, await self._ask(REASON_QUESTION))
             except (KeyboardInterrupt, EOFError):
                 return Answer(False, "cancelled at the approval prompt")
@@ -505,16 +621,102 @@ class Repl:
 
     def warn(self, message: str) -> None:
         """Warnings from any thread, printed above the prompt line rather than through it."""
-        from prompt_toolkit.application import run_in_terminal
+        self._above_prompt(lambda: print_warning(message))
 
-        def show() -> None:
-            print_warning(message)
+    def notice(self, message: str) -> None:
+        """News from any thread (what ``auto`` chose, the local model loading), dim, above
+        the prompt line, or above the spinner when a turn is waiting for it."""
+        from prompt_toolkit import print_formatted_text
+        from prompt_toolkit.formatted_text import FormattedText
+
+        view = self.view
+        if view is not None and view.live is not None:
+            from rich.text import Text
+
+            self.console.print(Text(message, style="dim"), soft_wrap=True)
+            return
+        self._above_prompt(
+            lambda: print_formatted_text(FormattedText([("fg:ansibrightblack", message)]))
+        )
+
+    def _above_prompt(self, show: Callable[[], None]) -> None:
+        from prompt_toolkit.application import run_in_terminal
 
         loop = self.event_loop
         if loop is None or loop.is_closed() or not self.prompt.app.is_running:
-            show()
+            with contextlib.suppress(OSError):  # a closed terminal
+                show()
         else:
             loop.call_soon_threadsafe(run_in_terminal, show)
+
+    # -- downloads -----------------------------------------------------------------------
+
+    def offer_download(self, offer: DownloadOffer) -> Path | None:
+        """Called from the thread that starts the model: the question and the download's
+        progress take the terminal for a moment (the prompt, and what was typed, come back)."""
+        loop = self.event_loop
+        if loop is None or loop.is_closed() or self.ending:
+            return None
+        if threading.current_thread() is threading.main_thread():
+            return None  # the loop runs here: it cannot also ask
+        future = asyncio.run_coroutine_threadsafe(self._offer(offer), loop)
+        try:
+            return future.result()
+        except CoError:  # the download failed or was stopped (it resumes next time)
+            raise
+        except BaseException:  # cancelled: Co is ending
+            return None
+
+    async def _offer(self, offer: DownloadOffer) -> Path | None:
+        from prompt_toolkit.application import in_terminal
+
+        try:  # its size, for the question (a model Co offers by name has it pinned)
+            offer = await asyncio.to_thread(offer.sized)
+        except CoError as exc:
+            self.warn(f"{exc}; cannot offer to download {offer.title}")
+            return None
+        view = self.view
+        if view is not None:
+            view.pause()
+        try:
+            async with in_terminal():
+                try:
+                    answer = await self._ask(offer.question)
+                except (KeyboardInterrupt, EOFError):
+                    answer = ""
+                if answer.strip().lower() not in ("y", "yes"):
+                    return None
+                return await self._download(offer)
+        finally:
+            if view is not None and self.view is view:
+                view.start()
+
+    async def _download(self, offer: DownloadOffer) -> Path:
+        """Download with a progress bar; Ctrl+C stops it (``PullCancelled``; the next start
+        resumes it). A failure is raised: the caller says what Co does instead."""
+        from co_core.ui.progress import download_bar
+
+        loop = asyncio.get_running_loop()
+        self.downloading = cancel = threading.Event()
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+        try:
+            with download_bar(self.console, offer.title, offer.size) as update:
+                path = await asyncio.to_thread(offer.run, update, cancel)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            self.downloading = None
+        self.console.print(f"Downloaded {path.name} to {path.parent}.", highlight=False)
+        return path
+
+    # -- ending on a signal --------------------------------------------------------------
+
+    def end(self) -> None:
+        """SIGTERM or SIGHUP: stop a download or a model still loading, then leave (the main
+        task is cancelled by :class:`~co_core.ui.signals.Ending`)."""
+        self.ending = True
+        if self.downloading is not None:
+            self.downloading.set()
+        self.conversation.abort()
 
     def banner(self, model: str | None, resumed: str | None) -> None:
         """The first lines, printed without rich (its import would delay the prompt)."""
@@ -530,6 +732,8 @@ class Repl:
         lines.append(
             [("bold", "Co"), ("", f" · model: {label} · /help for commands · Ctrl+D to exit")]
         )
+        if label.partition(":")[0] == "local":  # started in the background: say so now
+            lines.append([("fg:ansibrightblack", "starting the local model in the background…")])
         if resumed:
             lines.append([("", resumed)])
         for line in lines:
@@ -552,13 +756,14 @@ class Repl:
             self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
         except Exception as exc:
             self.view.stop()
-            failure = describe(exc, self.conversation.model_label)
+            failure = describe(exc, self.conversation.model_label, self.conversation.model_object)
             self.error(failure.message, failure.hint)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             if self.view is not None:
                 self.view.commit()
                 self.view.stop()
+                self.last_results = self.view.results
             self.view = None
 
     async def _run(self, text: str) -> None:
@@ -591,7 +796,7 @@ class Repl:
         """Read and run lines until the user leaves; ``prepare`` starts the background work."""
         self.event_loop = loop = asyncio.get_running_loop()
         start = prepare
-        while True:
+        while not self.ending:
             if self.fatal is not None:
                 raise StartupFailed()
             try:
@@ -608,7 +813,7 @@ class Repl:
                 self.last_interrupt = now
                 self.console.print("[dim]Press Ctrl+C again to exit.[/dim]", markup=True)
                 continue
-            except EOFError:
+            except (EOFError, asyncio.CancelledError):
                 return
             self.last_interrupt = 0.0
             text = line.strip()
@@ -641,6 +846,14 @@ def run_chat(
     )
     conversation = repl.conversation
     app.warn = repl.warn
+    if model is not None:
+        from co_core.kernel import modelspec
+
+        try:
+            modelspec.check(model)  # a typo in --model: one line, before the prompt
+        except ValueError as exc:
+            repl.error(f"--model {model!r}: {exc}")
+            return 2
     try:
         resumed = conversation.open_saved()  # an unknown id: one line, before the prompt
     except CoError as exc:
@@ -648,15 +861,22 @@ def run_chat(
         return 2 if isinstance(exc, SettingsError) else 1
     repl.banner(model, resumed)
     code = 0
-    try:
-        asyncio.run(repl.loop(conversation.prepare_in_background))
-    except KeyboardInterrupt:
-        pass
-    except StartupFailed:  # bad settings: one line naming the file and key, exit 2
-        repl.error(str(repl.fatal))
-        code = 2
-    finally:
-        for problem in conversation.close():
-            repl.console.print(f"[yellow]warning:[/yellow] {_escape(problem)}", markup=True)
-        repl.console.print("Session ended.")
-    return code
+    with Ending(repl.end) as ending:
+        try:
+            asyncio.run(ending.run(repl.loop(conversation.prepare_in_background)))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            pass
+        except StartupFailed:  # bad settings: one line naming the file and key, exit 2
+            repl.error(str(repl.fatal))
+            code = 2
+        except OSError as exc:
+            if exc.errno not in (errno.EIO, errno.EBADF):
+                raise
+            code = 128 + signal.SIGHUP  # the terminal is gone: as its hang-up would end Co
+        finally:
+            problems = conversation.close()
+            with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+                for problem in problems:
+                    repl.console.print(f"[yellow]warning:[/yellow] {_escape(problem)}", markup=True)
+                repl.console.print("Session ended.")
+    return ending.code if ending.signum is not None else code

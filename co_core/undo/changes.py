@@ -220,12 +220,24 @@ class ChangeRecord:
 
 @dataclass
 class UndoReport:
+    """What an undo did to each path, in words that say it: a file the turn created is
+    *removed*, one it changed or deleted is *restored*."""
+
     turn: int
-    restored: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)  # put back as before the turn
+    removed: list[str] = field(default_factory=list)  # created by the turn, now gone
     skipped: list[str] = field(default_factory=list)
 
     def text(self) -> str:
-        lines = [f"Undid turn {self.turn}: {len(self.restored)} path(s) restored."]
+        done = [
+            f"{len(paths)} {verb}"
+            for verb, paths in (("removed", self.removed), ("restored", self.restored))
+            if paths
+        ]
+        if self.skipped:
+            done.append(f"{len(self.skipped)} left as they are")
+        lines = [f"Undid turn {self.turn}: {', '.join(done) or 'nothing to do'}."]
+        lines += [f"  removed {p} (the turn created it)" for p in self.removed]
         lines += [f"  restored {p}" for p in self.restored]
         lines += [f"  not restored: {p}" for p in self.skipped]
         return "\n".join(lines)
@@ -334,7 +346,8 @@ def undo_turn(record: ChangeRecord, turn: int | None = None, *, force: bool = Fa
         try:
             record.before_write(change.path, source="undo")
             restore_path(change.path, change.before)
-            report.restored.append(str(change.path))
+            done = report.removed if change.before.kind == ABSENT else report.restored
+            done.append(str(change.path))
         except RestoreRefused as exc:
             report.skipped.append(str(exc))
         except OSError as exc:

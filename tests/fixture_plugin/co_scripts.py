@@ -9,6 +9,8 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 from co_core import ToolResult
 from co_core.testing import last_user_text, scripted_model
 
+QUOTED = ("read_file", "run_shell_command")  # their output is quoted in the answer as it is
+
 
 def _turns(messages: list) -> int:
     from pydantic_ai.messages import UserPromptPart
@@ -25,8 +27,12 @@ def script(messages: list, info: object) -> ModelResponse:
     if isinstance(last, ToolReturnPart):
         content = last.content
         shown = content.display if isinstance(content, ToolResult) else content
+        if last.tool_name in QUOTED:  # a model quoting a file or an output without a fence
+            return ModelResponse(parts=[TextPart(f"Here it is:\n\n{shown}\n\nThat is all.")])
         return ModelResponse(parts=[TextPart(f"Tool said: {shown}")])
     text = last_user_text(messages)
+    if text.startswith("Transcript to summarise:"):  # /compact: a summary, shorter than it
+        return ModelResponse(parts=[TextPart(f"The user sent {text.count('User:')} messages.")])
     word, _, rest = text.partition(" ")
     if word == "slow":
         return ModelResponse(parts=[ToolCallPart("slow", {"seconds": float(rest or 30)})])
@@ -43,8 +49,17 @@ def script(messages: list, info: object) -> ModelResponse:
     if word == "osc":  # arguments carrying a terminal escape (set the window title)
         text = "harmless\x1b]0;pwned\x07\rrm -rf ~"
         return ModelResponse(parts=[ToolCallPart("write_note", {"name": "t.txt", "text": text})])
+    if word == "call":  # any tool: "call NAME {json arguments}"
+        name, _, args = rest.partition(" ")
+        return ModelResponse(parts=[ToolCallPart(name, json.loads(args or "{}"))])
+    if word == "run":  # co-shell's command tool: "run sleep 600"
+        return ModelResponse(parts=[ToolCallPart("run_shell_command", {"cmd": rest})])
     if word == "resource":
         return ModelResponse(parts=[ToolCallPart("use_resource", {})])
+    if word == "readfile":  # co-shell's read_file
+        return ModelResponse(parts=[ToolCallPart("read_file", {"path": rest})])
+    if word == "shell":  # co-shell's run_shell_command
+        return ModelResponse(parts=[ToolCallPart("run_shell_command", {"cmd": rest})])
     if word == "json":
         return ModelResponse(
             parts=[TextPart(json.dumps({"name": "lookup", "arguments": {"query": rest}}))]
@@ -81,3 +96,33 @@ def gated() -> object:
         yield " After the gate."
 
     return FunctionModel(stream_function=stream, model_name="gated")
+
+
+def budgeted() -> object:
+    """``chat``'s script on a model with a small tool budget of its own, as ``local`` has:
+    the toolbox counts the tools with the fitting's counter within that budget."""
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_core.testing import scripted_model
+
+    base = scripted_model(script, chunk=6, delay=0.02)
+
+    class BudgetedModel(FunctionModel):
+        co_tool_budget = 250
+
+    return BudgetedModel(base.function, stream_function=base.stream_function, model_name="sig")
+
+
+def small() -> object:
+    """``chat``'s script on a model that says it is tiny (as the built-in ``local`` does):
+    Co steers it and, once a call has run, answers with what the call returned itself."""
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_core.testing import scripted_model
+
+    base = scripted_model(script, chunk=6, delay=0.02)
+
+    class SmallModel(FunctionModel):
+        co_small = True
+
+    return SmallModel(base.function, stream_function=base.stream_function, model_name="small")

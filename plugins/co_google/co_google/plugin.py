@@ -47,7 +47,12 @@ def register_tools(register: ToolRegister) -> None:
         retries=1,
         resolve="co_google.targets:draft",
     )
-    register(f"{TOOLS}.gmail:label_email", risk="write", permission="gmail:label")
+    register(
+        f"{TOOLS}.gmail:label_email",
+        risk="write",
+        permission="gmail:label",
+        resolve="co_google.targets:labels",
+    )
     register(f"{TOOLS}.calendar:list_calendar_events", risk="read", permission="calendar:read")
     register(f"{TOOLS}.calendar:search_calendar_events", risk="read", permission="calendar:read")
     register(f"{TOOLS}.calendar:read_calendar_event", risk="read", permission="calendar:read")

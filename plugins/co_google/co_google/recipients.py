@@ -1,83 +1,175 @@
-"""Who a draft is written to: addresses checked, replies and reply-all worked out.
+"""Who a draft is written to, and with which subject: worked out once, exactly.
 
-``draft_recipients`` gives the normalised addresses of a ``draft_email`` call (To, Cc, Bcc,
-and for a reply the sender and, with reply-all, everyone else), one permission key each.
-It reads the original email's headers through the ``google`` resource only for replies,
-and keeps them so the tool that runs next does not fetch them again.
+:func:`plan` turns a ``draft_email`` call into a :class:`Draft`: the recipients of To, Cc
+and Bcc (for a reply, the sender and with reply-all everyone else) and the subject and
+thread Gmail will use. The permission resolver keys each recipient, the approval prompt
+shows the plan's own arguments (:func:`resolved_args`), and the tool writes the message
+from the same plan, so what the user approved is what the draft holds.
+
+An address is keyed in one canonical form, and that form is what the header carries,
+byte for byte: the local part lower-case ASCII (a dot-atom), the domain lower-case IDNA
+(``bücher.example`` is ``xn--bcher-kva.example``, which also shows look-alike letters).
+Text that mail parsers could read as different recipients (comments, groups, quoted or
+non-ASCII local parts, encoded words, addresses hidden in display names) is refused or
+its display name dropped; and the message's bytes are read back by two parsers, which
+must both find exactly the keyed recipients (:func:`check`).
 """
 
 from __future__ import annotations
 
+import email.policy
 import email.utils
 import re
+import unicodedata
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from email.headerregistry import Address
+from email.message import EmailMessage
 from typing import Any
 
-ADDRESS = re.compile(r"[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\"]+")
+LOCAL = re.compile(r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*")
+LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
 REPLY_HEADERS = ["From", "To", "Cc", "Reply-To", "Subject", "Message-ID", "References"]
-Pair = tuple[str, str]
+FIELDS = ("to", "cc", "bcc")
+HINT = "use e.g. 'alice@example.com, Bob <bob@example.org>'"
 
 
-class BadAddresses(ValueError):
-    """Text that is not a list of email addresses; the message says how to write one."""
+class BadDraft(ValueError):
+    """A draft Co cannot write exactly as asked (addresses, a subject of several lines);
+    the message says how to write it."""
 
 
-def parse(text: str, field: str = "to") -> list[Pair]:
-    """``"Alice <a@x.org>, b@y.org"`` as ``[("Alice", "a@x.org"), ("", "b@y.org")]``."""
+@dataclass(frozen=True)
+class Recipient:
+    name: str  # display name, "" when there is none (or it was dropped)
+    address: str  # canonical: what is keyed and what the header carries
+
+    def header(self) -> str:
+        local, _, domain = self.address.rpartition("@")
+        return str(Address(display_name=self.name, username=local, domain=domain))
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A draft as it will be written."""
+
+    to: tuple[Recipient, ...]
+    cc: tuple[Recipient, ...]
+    bcc: tuple[Recipient, ...]
+    subject: str
+    thread_id: str = ""
+    in_reply_to: str = ""
+    references: str = ""
+
+    @property
+    def addresses(self) -> list[str]:
+        """Every recipient once, in header order: one permission key each."""
+        return [r.address for r in (*self.to, *self.cc, *self.bcc)]
+
+
+def canonical(address: str, field: str = "to") -> str:
+    """``Alice@Bücher.Example`` as ``alice@xn--bcher-kva.example``; BadDraft if it is
+    not a plain internet address."""
+    import idna
+
+    local, at, domain = address.strip().rpartition("@")
+    local = local.lower()
+    if not at or not local.isascii() or not LOCAL.fullmatch(local):
+        raise BadDraft(
+            f"{field}: {address!r} is not an address Co can write exactly "
+            f"(plain letters, digits and dots before the @); {HINT}."
+        )
+    try:
+        ascii_domain = idna.encode(domain.rstrip("."), uts46=True).decode("ascii").lower()
+    except (idna.IDNAError, UnicodeError) as exc:
+        raise BadDraft(f"{field}: {address!r} has no valid domain ({exc}); {HINT}.") from None
+    labels = ascii_domain.split(".")
+    if len(labels) < 2 or not all(LABEL.fullmatch(label) for label in labels):
+        raise BadDraft(f"{field}: {address!r} has no valid domain; {HINT}.")
+    return f"{local}@{ascii_domain}"
+
+
+def clean_name(name: str) -> str:
+    """A display name that can only be read as a name; "" (dropped) when it carries an
+    address, angle brackets, an encoded word or characters a terminal hides."""
+    name = " ".join(name.split())
+    hidden = any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name)
+    if hidden or "@" in name or "<" in name or ">" in name or "=?" in name:
+        return ""
+    return name
+
+
+def parse(text: str, field: str = "to") -> list[Recipient]:
+    """``"Alice <a@x.org>, b@y.org"`` as recipients, or BadDraft.
+
+    Python's two address parsers must agree on the list; where they differ the text is
+    ambiguous, and a mail server might read it either way.
+    """
     text = (text or "").strip()
     if not text:
         return []
     if "\n" in text or "\r" in text:
-        raise BadAddresses(f"`{field}` must be email addresses on one line, separated by commas.")
-    pairs = [(name, addr) for name, addr in email.utils.getaddresses([text]) if addr]
-    if not pairs or any(not ADDRESS.fullmatch(addr) for _name, addr in pairs):
-        raise BadAddresses(
-            f"{field}={text!r} is not a list of email addresses; "
-            "use e.g. 'alice@example.com, Bob <bob@example.org>'."
-        )
-    return pairs
+        raise BadDraft(f"`{field}` must be email addresses on one line, separated by commas.")
+    if "=?" in text:
+        raise BadDraft(f"`{field}` must be written plainly, without encoded words; {HINT}.")
+    bad = BadDraft(f"{field}={text!r} is not a list of email addresses; {HINT}.")
+    try:
+        header = email.policy.default.header_factory(field, text)
+        strict = [(a.display_name, a.addr_spec) for a in header.addresses]
+        grouped = any(group.display_name is not None for group in header.groups)
+    except (AttributeError, IndexError, TypeError, ValueError):  # the parser's own bugs
+        raise bad from None
+    loose = [a for _n, a in email.utils.getaddresses([text]) if a]
+    if header.defects or grouped or not strict or [a for _n, a in strict] != loose:
+        raise bad
+    return [Recipient(clean_name(name), canonical(addr, field)) for name, addr in strict]
 
 
-def key(address: str) -> str:
-    return address.strip().lower()
-
-
-def merge(*groups: list[Pair], skip: Collection[str] = ()) -> list[Pair]:
-    """The pairs in order, each address once, none of those in ``skip``."""
+def merge(*groups: Collection[Recipient], skip: Collection[str] = ()) -> tuple[Recipient, ...]:
+    """The recipients in order, each address once, none of those in ``skip``."""
     seen = set(skip)
     out = []
     for group in groups:
-        for name, addr in group:
-            if key(addr) not in seen:
-                seen.add(key(addr))
-                out.append((name, addr))
-    return out
+        for recipient in group:
+            if recipient.address not in seen:
+                seen.add(recipient.address)
+                out.append(recipient)
+    return tuple(out)
 
 
-def reply_to(head: Mapping[str, str], me: str, reply_all: bool) -> tuple[list[Pair], list[Pair]]:
+def _lenient(text: str) -> list[Recipient]:
+    """Addresses of an email someone else wrote (a reply's headers); those Co cannot
+    write exactly are refused by name."""
+    found = []
+    for name, addr in email.utils.getaddresses([text or ""]):
+        if addr:
+            found.append(Recipient(clean_name(name), canonical(addr, "the original email")))
+    return found
+
+
+def reply_to(
+    head: Mapping[str, str], me: str, reply_all: bool
+) -> tuple[tuple[Recipient, ...], tuple[Recipient, ...]]:
     """To and Cc of a reply to an email with headers ``head`` (lower-case names).
 
     A reply goes to Reply-To, else From; replying to one's own email goes to its To.
     Reply-all adds the other To and Cc recipients, never the user.
     """
-    mine = {key(me)} if me else set()
-    sender = _pairs(head.get("reply-to") or head.get("from", ""))
-    others = _pairs(head.get("to", ""))
-    if sender and key(sender[0][1]) in mine:
+    mine = {canonical(me)} if me else set()
+    sender = _lenient(head.get("reply-to") or head.get("from", ""))
+    others = _lenient(head.get("to", ""))
+    if sender and sender[0].address in mine:
         sender, others = others, []
     to = merge(sender, others if reply_all else [], skip=mine)
-    cc = merge(_pairs(head.get("cc", "")) if reply_all else [], skip=mine | {key(a) for _, a in to})
+    cc_sent = _lenient(head.get("cc", "")) if reply_all else []
+    cc = merge(cc_sent, skip=mine | {r.address for r in to})
     return to, cc
 
 
 def reply_subject(original: str) -> str:
     """``Re: <original subject>``, without piling up ``Re: Re:`` (Gmail threads on it)."""
-    original = (original or "").strip()
+    original = " ".join((original or "").split())
     return original if re.match(r"re\s*:", original, re.I) else f"Re: {original}".strip()
-
-
-def _pairs(text: str) -> list[Pair]:
-    return [(name, addr) for name, addr in email.utils.getaddresses([text]) if addr]
 
 
 def original_headers(google: Any, email_id: str) -> tuple[str, dict[str, str]]:
@@ -107,28 +199,80 @@ def my_address(google: Any) -> str:
     return google.me
 
 
-def addressed(google: Any, args: Mapping[str, Any]) -> tuple[list[Pair], list[Pair], list[Pair]]:
-    """To, Cc and Bcc of a ``draft_email`` call, replies worked out (BadAddresses if bad)."""
-    to, cc, bcc = (parse(str(args.get(f) or ""), f) for f in ("to", "cc", "bcc"))
+def plan(google: Any, args: Mapping[str, Any]) -> Draft:
+    """The draft a ``draft_email`` call writes, replies worked out (BadDraft if bad).
+
+    Reads the replied-to email's headers through ``google`` (cached for the session)."""
+    to, cc, bcc = (parse(str(args.get(f) or ""), f) for f in FIELDS)
+    typed = str(args.get("subject") or "")
+    if "\n" in typed or "\r" in typed:
+        raise BadDraft("subject must be one line.")
+    subject = " ".join(typed.split())
     reply = str(args.get("reply_to_id") or "").strip()
+    thread_id = message_id = references = ""
     if reply:
-        everyone = bool(args.get("reply_all"))
-        _thread, head = original_headers(google, reply)
-        sent_to, sent_cc = reply_to(head, my_address(google), everyone)
-        if everyone or not to:
-            to = merge(to, sent_to)
-        cc = merge(cc, sent_cc, skip={key(a) for _, a in to})
-    return to, cc, bcc
+        thread_id, head = original_headers(google, reply)
+        sent_to, sent_cc = reply_to(head, my_address(google), bool(args.get("reply_all")))
+        to = list(merge(to, sent_to) if args.get("reply_all") or not to else to)
+        cc = [*cc, *sent_cc]
+        subject = reply_subject(head.get("subject", ""))  # Gmail threads a reply on it
+        message_id = head.get("message-id", "").strip()
+        references = " ".join((head.get("references", "") + " " + message_id).split())
+    # each address once, in the first field that names it
+    final_to = merge(to)
+    final_cc = merge(cc, skip={r.address for r in final_to})
+    final_bcc = merge(bcc, skip={r.address for r in (*final_to, *final_cc)})
+    return Draft(final_to, final_cc, final_bcc, subject, thread_id, message_id, references)
+
+
+def resolved_args(draft: Draft, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The call's arguments as the draft will use them: shown at the approval prompt,
+    then run (planning them again gives the same draft)."""
+    joined = {f: ", ".join(r.header() for r in getattr(draft, f)) for f in FIELDS}
+    return {**args, **joined, "subject": draft.subject}
+
+
+def message(draft: Draft, body: str) -> EmailMessage:
+    """The MIME message for a draft."""
+    message = EmailMessage()
+    if draft.in_reply_to:
+        message["In-Reply-To"] = draft.in_reply_to
+        message["References"] = draft.references
+    for field in FIELDS:
+        recipients = getattr(draft, field)
+        if recipients:
+            message[field.capitalize()] = ", ".join(r.header() for r in recipients)
+    message["Subject"] = draft.subject
+    message.set_content(body)
+    return message
+
+
+def recipients_in(raw: bytes) -> list[str]:
+    """The addresses of To, Cc and Bcc as a mail parser reads them from the bytes."""
+    parsed = email.message_from_bytes(raw, policy=email.policy.default)
+    found: list[str] = []
+    for field in FIELDS:
+        for header in parsed.get_all(field, []):
+            found += [a.addr_spec for a in header.addresses]
+    return found
+
+
+def check(draft: Draft, body: str = "") -> bytes:
+    """The message's bytes, after reading them back: both parsers must find exactly the
+    keyed recipients, in order (BadDraft otherwise)."""
+    raw = message(draft, body).as_bytes()
+    # As a mail program reads the wire: encoded words are opaque, folds are spaces.
+    parsed = email.message_from_bytes(raw, policy=email.policy.compat32)
+    values = [str(v) for field in FIELDS for v in parsed.get_all(field, [])]
+    loose = [a for _n, a in email.utils.getaddresses(values) if a]
+    if recipients_in(raw) != draft.addresses or loose != draft.addresses:
+        raise BadDraft(
+            "Co cannot write these recipients so that every mail program reads the same "
+            f"addresses; {HINT}."
+        )
+    return raw
 
 
 def draft_recipients(google: Any, args: Mapping[str, Any]) -> list[str]:
-    """Every address a ``draft_email`` call writes to, lower-case, each once, in order.
-
-    For the permission check: one key per recipient. Addresses that do not parse are
-    left out (the tool refuses the call anyway).
-    """
-    try:
-        to, cc, bcc = addressed(google, args)
-    except BadAddresses:
-        return []
-    return [key(addr) for _name, addr in merge(to, cc, bcc)]
+    """Every address a ``draft_email`` call writes to, canonical, each once, in order."""
+    return plan(google, args).addresses

@@ -74,7 +74,8 @@ RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded"}
 
 
 class GoogleApiError(CoError):
-    """A Google call failed. ``kind``: auth, not_enabled, scope, not_found, rate, bad_request, other."""
+    """A Google call failed. ``kind``: auth, not_enabled, scope, not_found, rate, bad_request,
+    too_large (an export over Drive's 10 MB), other."""
 
     def __init__(self, kind: str, message: str, status: int | None = None) -> None:
         super().__init__(message)
@@ -122,6 +123,11 @@ def classify(exc: Any, api: str, scope: str | None = None) -> GoogleApiError:
         )
     if status == 403 and reasons & {"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"}:
         return missing_scope(label, scope, status)
+    if status == 403 and "exportSizeLimitExceeded" in reasons:
+        # files.export: "the exported content is limited to 10 MB" (Drive API reference)
+        return GoogleApiError(
+            "too_large", f"{label}: the file is too large to export (Google's limit: 10 MB)", status
+        )
     if status in RETRY_STATUSES or reasons & RATE_REASONS:
         return GoogleApiError(
             "rate", f"{label} is busy or rate-limited ({status}): {message}", status

@@ -17,7 +17,15 @@ terminal:
   applied, so a field Co forgets to ask for is missing;
 - ``orderBy=startTime`` needs ``singleEvents=true``; a draft's ``raw`` must be base64url;
   a reply draft only joins its thread when the Subject matches (Gmail's threading rule);
-- Gmail attachment ids differ on every fetch; a batch holds at most 100 calls.
+- Gmail attachment ids differ on every fetch; a batch holds at most 100 calls;
+- Drive's ``files.list`` searches the ``user`` corpus unless ``corpora`` says otherwise:
+  a file in a shared drive (``"drive": "Sales"``) that the user never opened and that was
+  not shared with them directly (``"touched": False``) is found with ``corpora=allDrives``
+  only, which in turn needs ``includeItemsFromAllDrives=true``; ``incomplete_drives``
+  makes an ``allDrives`` search report ``incompleteSearch: true``;
+- ``files.export`` refuses content over 10 MB (403 ``exportSizeLimitExceeded``), and a
+  Sheet exports only its first tab as CSV or TSV (``spreadsheet()`` builds the exports of
+  a Sheet with several tabs, as Google documents them).
 
 Every request is recorded (``requests``, with ``in_batch`` for calls inside a batch;
 ``http_requests`` counts what crossed the wire) so tests can assert what reached "Google".
@@ -349,6 +357,76 @@ def gmail_message(
     }
 
 
+SHEET = "application/vnd.google-apps.spreadsheet"
+ODS = "application/vnd.oasis.opendocument.spreadsheet"
+
+
+def spreadsheet(file_id: str, name: str, tabs: dict[str, list[list[str]]]) -> dict[str, Any]:
+    """A Google Sheet with ``tabs`` (name -> rows), exported as Drive documents it: CSV and
+    TSV hold the first tab only; OpenDocument holds every tab."""
+    import csv
+    import io
+
+    first = next(iter(tabs.values()), [])
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(first)
+    tsv = "\n".join("\t".join(row) for row in first) + "\n"
+    return {
+        "id": file_id,
+        "name": name,
+        "mimeType": SHEET,
+        "text": " ".join(cell for rows in tabs.values() for row in rows for cell in row),
+        "exports": {"text/csv": out.getvalue(), "text/tab-separated-values": tsv, ODS: ods(tabs)},
+    }
+
+
+def ods(tabs: dict[str, list[list[str]]]) -> bytes:
+    """An OpenDocument spreadsheet as Google exports one: a zip whose content.xml holds a
+    ``table:table`` per tab, empty cells run-length encoded, and a long empty tail."""
+    import io
+    import zipfile
+    from xml.sax.saxutils import escape, quoteattr
+
+    def cell(value: str) -> str:
+        if value == "":
+            return "<table:table-cell/>"
+        kind = "float" if re.fullmatch(r"-?\d+(\.\d+)?", value) else "string"
+        number = f" office:value={quoteattr(value)}" if kind == "float" else ""
+        paragraphs = "".join(f"<text:p>{escape(line)}</text:p>" for line in value.split("\n"))
+        return (
+            f'<table:table-cell office:value-type="{kind}"{number}>{paragraphs}</table:table-cell>'
+        )
+
+    tables = []
+    for tab, rows in tabs.items():
+        body = "".join(
+            "<table:table-row>"
+            + "".join(cell(v) for v in row)
+            + '<table:table-cell table:number-columns-repeated="1020"/></table:table-row>'
+            for row in rows
+        )
+        tail = '<table:table-row table:number-rows-repeated="999000"><table:table-cell table:number-columns-repeated="1024"/></table:table-row>'
+        tables.append(
+            f"<table:table table:name={quoteattr(tab)}><table:table-column "
+            f'table:number-columns-repeated="1024"/>{body}{tail}</table:table>'
+        )
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+        "<office:body><office:spreadsheet>"
+        + "".join(tables)
+        + "</office:spreadsheet></office:body>"
+        "</office:document-content>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(zipfile.ZipInfo("mimetype"), ODS)
+        archive.writestr("content.xml", content, compress_type=zipfile.ZIP_DEFLATED)
+    return buffer.getvalue()
+
+
 def _public(value: Any) -> Any:
     """A copy without the fake's private ``_keys``."""
     if isinstance(value, dict):
@@ -404,6 +482,8 @@ class FakeGoogle:
     # path prefix -> responses (status, body) served before the real handler, one per request
     failures: dict[str, list[tuple[int, dict]]] = field(default_factory=dict)
     page_size_cap: int = 100
+    incomplete_drives: bool = False  # an allDrives search could not search every drive
+    export_limit: int = 10 * 1024 * 1024  # Drive's documented export limit
     code_exchanges: list[dict[str, str]] = field(default_factory=list)
     latency: float = 0.0  # seconds each HTTP request takes (benchmarks: a network's round trip)
     _ids: Any = field(default_factory=lambda: itertools.count(1))
@@ -589,17 +669,38 @@ class FakeGoogle:
 
     # -- Drive v3 ------------------------------------------------------------------------
     def drive_files_list(self, params: dict, multi: dict, raw: bytes) -> Reply:
+        corpora = params.get("corpora", "user")
+        all_drives = params.get("includeItemsFromAllDrives") == "true"
+        if corpora == "allDrives" and not all_drives:
+            return Reply(
+                *bad_request(
+                    "The includeItemsFromAllDrives parameter must be set to true when "
+                    "corpora is allDrives.",
+                    "invalid",
+                )
+            )
+        if corpora not in ("user", "allDrives"):
+            return Reply(*bad_request(f"Invalid value for corpora: {corpora}", "invalid"))
         terms = [t.lower() for t in drive_terms(params.get("q", ""))]
+
+        def visible(f: dict) -> bool:
+            if not f.get("drive"):
+                return True  # My Drive
+            if not all_drives:
+                return False
+            return corpora == "allDrives" or f.get("touched", True)
+
         found = [
             f
             for f in self.drive_files.values()
-            if all(t in f["name"].lower() or t in (f.get("text") or "").lower() for t in terms)
+            if visible(f)
+            and all(t in f["name"].lower() or t in (f.get("text") or "").lower() for t in terms)
         ]
         size = min(int(params.get("pageSize", 100)), self.page_size_cap)
         chunk, token = _page(found, params, size)
         body: dict[str, Any] = {
             "kind": "drive#fileList",
-            "incompleteSearch": False,
+            "incompleteSearch": corpora == "allDrives" and self.incomplete_drives,
             "files": [self._meta(f) for f in chunk],
         }
         if token:
@@ -617,6 +718,11 @@ class FakeGoogle:
         }
         if "content" in f:
             meta["size"] = str(len(f["content"]))
+        if f.get("exports"):
+            meta["exportLinks"] = {
+                mime: f"https://docs.google.com/export?id={f['id']}&mimeType={urllib.parse.quote(mime)}"
+                for mime in f["exports"]
+            }
         return meta
 
     def drive_files_get(self, params: dict, multi: dict, raw: bytes, file_id: str) -> Reply:
@@ -658,7 +764,14 @@ class FakeGoogle:
         wanted = params.get("mimeType", "")
         if wanted not in exports:
             return Reply(*bad_request("The requested conversion is not supported."))
-        return Reply(200, exports[wanted].encode(), wanted)
+        data = exports[wanted]
+        data = data.encode() if isinstance(data, str) else data
+        if len(data) > self.export_limit:
+            message = "This file is too large to be exported."
+            return Reply(
+                403, error_body(403, message, "exportSizeLimitExceeded", "PERMISSION_DENIED")
+            )
+        return Reply(200, data, wanted)
 
     def drive_about_get(self, params: dict, multi: dict, raw: bytes) -> Reply:
         if not params.get("fields"):
@@ -906,7 +1019,9 @@ class FakeGoogle:
         size = int(params.get("maxResults", 250))
         if size > 2500:
             return Reply(*bad_request("Invalid value for maxResults."))
-        chunk, token = _page(found, params, size)
+        # "The number of events in the resulting page may be less than this value, or
+        # none at all, even if there are more events matching the query."
+        chunk, token = _page(found, params, min(size, self.page_size_cap))
         body: dict[str, Any] = {
             "kind": "calendar#events",
             "summary": calendar,

@@ -244,3 +244,40 @@ def test_free_busy_for_me_and_others_with_the_slots_we_share(calendars, run_tool
     sent = __import__("json").loads(query["body"])
     assert [i["id"] for i in sent["items"]] == ["primary", "bob@example.org", "who@else.org"]
     assert sent["timeZone"] == "Europe/Paris"
+
+
+def test_busy_calendars_are_cut_in_merged_order_not_one_calendar_at_a_time(calendars, run_tool):
+    """My calendar has 150 events over the week, Team 60 on Monday alone: the first 100
+    in time are Team's 60 and my first 40; none of Team's is lost from the middle."""
+    monday = datetime(2026, 3, 9, 8, 0, tzinfo=PARIS)
+    mine = [monday + timedelta(minutes=67 * n) for n in range(150)]
+    team = [monday + timedelta(minutes=5 * n + 2) for n in range(60)]
+    calendars.events = [
+        timed(f"m{n}", f"Mine {n}", t.isoformat(), (t + timedelta(minutes=1)).isoformat())
+        for n, t in enumerate(mine)
+    ]
+    calendars.calendar_events["team@group.calendar.google.com"] = [
+        timed(f"t{n}", f"Team {n}", t.isoformat(), (t + timedelta(minutes=1)).isoformat())
+        for n, t in enumerate(team)
+    ]
+    calendars.calendar_events["fr#holiday@group.v.calendar.google.com"] = []
+    result = run_tool(list_calendar_events, start="2026-03-09", end="2026-03-15")
+    shown = [line.split(" · ")[1] for line in result.display.splitlines() if line.startswith("- ")]
+    expected = sorted(
+        [(t, f"Mine {n}") for n, t in enumerate(mine)]
+        + [(t, f"Team {n} [Team]") for n, t in enumerate(team)]
+    )[:100]
+    assert shown == [title for _t, title in expected]
+    assert all(f"Team {n} [Team]" in shown for n in range(60))
+    assert result.count == 100 and result.has_more
+    last = expected[-1][0]
+    assert f"Only the first 100 events, up to {last:%a %Y-%m-%d %H:%M}, are shown" in result.display
+    assert "(in: your calendar)" in result.display and f"start={last:%Y-%m-%d}" in result.display
+
+
+def test_short_and_empty_pages_are_followed_while_merging(calendars, run_tool):
+    calendars.page_size_cap = 3
+    result = run_tool(list_calendar_events, start="2026-03-10", end="2026-03-11")
+    titles = [line.split(" · ")[1] for line in result.display.splitlines() if line.startswith("- ")]
+    assert titles == ["Dentist", "Sprint review [Team]", "all day", "Standup"]
+    assert not result.has_more

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from co_google.tools.drive import read_drive_file, search_drive
-from fake_google import drive_terms, not_enabled
+from fake_google import drive_terms, not_enabled, spreadsheet
 from pydantic_ai import ModelRetry
 
 DOC = "application/vnd.google-apps.document"
@@ -70,12 +70,13 @@ def test_doc_falls_back_to_plain_text_when_markdown_is_not_offered(fake, run_too
     assert "plain words" in run_tool(read_drive_file, file_id="doc2")
 
 
-def test_sheet_is_exported_as_csv(fake, run_tool):
+def test_a_sheet_without_a_whole_export_shows_its_first_tab_and_says_so(fake, run_tool):
     add_file(fake, "sh1", "Costs", SHEET, exports={"text/csv": "item,cost\ntea,3\n"})
     text = run_tool(read_drive_file, file_id="sh1")
     assert "item,cost\ntea,3" in text
-    (export,) = fake.reached("/drive/v3/files/sh1/export")
-    assert export["params"]["mimeType"] == "text/csv"
+    assert "Only the first tab of this Sheet is shown" in text
+    wanted = [r["params"]["mimeType"] for r in fake.reached("/drive/v3/files/sh1/export")]
+    assert wanted == ["application/vnd.oasis.opendocument.spreadsheet", "text/csv"]
 
 
 def test_plain_text_file_is_downloaded(fake, run_tool):
@@ -123,3 +124,87 @@ def test_unreachable_google_is_one_clear_retry(fake, deps, run_tool):
     deps.section("google").api_endpoint = f"http://127.0.0.1:{port}"
     with pytest.raises(ModelRetry, match="cannot reach Google Drive"):
         run_tool(search_drive, query="budget")
+
+
+# -- audited against the Drive API reference -------------------------------------------
+
+
+def test_every_tab_of_a_sheet_is_read(fake, run_tool):
+    """Drive's CSV export holds a Sheet's first tab only; Co reads every tab."""
+    fake.drive_files["sh2"] = spreadsheet(
+        "sh2",
+        "Budget 2026",
+        {
+            "Summary": [["item", "total"], ["travel", "1200"]],
+            "Q1 details": [["who", "note"], ["Ana", 'said "ok", then left'], ["", "two\nlines"]],
+            "Empty": [],
+            "Q2": [["x", "", "y"]],
+        },
+    )
+    text = run_tool(read_drive_file, file_id="sh2")
+    assert "4 tabs: Summary, Q1 details, Empty, Q2" in text
+    assert "## Summary\nitem,total\ntravel,1200\n" in text
+    assert '## Q1 details\nwho,note\nAna,"said ""ok"", then left"\n,"two\nlines"\n' in text
+    assert "## Empty\n(empty)" in text and "## Q2\nx,,y\n" in text
+    assert "first tab" not in text
+
+
+def test_a_long_sheet_is_cut_with_a_marker_without_expanding_its_empty_tail(fake, deps, run_tool):
+    deps.section("google").max_chars = 2000
+    rows = [[f"row {n}", "v" * 20] for n in range(500)]
+    fake.drive_files["sh3"] = spreadsheet("sh3", "Log", {"Log": rows, "Later": [["z"]]})
+    text = run_tool(read_drive_file, file_id="sh3")
+    assert "row 0,vvvv" in text and "row 499" not in text
+    assert "truncated" in text and len(text) < 2600
+
+
+def test_a_sheet_too_large_to_export_whole_falls_back_to_its_first_tab(fake, run_tool):
+    fake.drive_files["sh4"] = spreadsheet("sh4", "Big", {"One": [["a", "1"]], "Two": [["b", "2"]]})
+    fake.export_limit = 200  # the OpenDocument export is larger, the CSV is not
+    text = run_tool(read_drive_file, file_id="sh4")
+    assert "a,1" in text and "b,2" not in text
+    assert "Only the first tab" in text and "over Drive's 10 MB" in text
+
+
+def test_a_doc_over_the_export_limit_is_explained_with_download_links(fake, run_tool):
+    big = "x" * (10 * 1024 * 1024 + 1)
+    docx = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    add_file(
+        fake,
+        "huge",
+        "Handbook",
+        DOC,
+        exports={"text/markdown": big, "text/plain": big, docx: "PK", "application/pdf": "%PDF"},
+    )
+    text = run_tool(read_drive_file, file_id="huge")
+    assert "larger than the 10 MB Google Drive lets Co export as text" in text
+    assert "https://docs.google.com/d/huge/view" in text
+    assert "Word: https://docs.google.com/export?id=huge" in text and "PDF: " in text
+    assert "403" not in text
+
+
+def test_a_doc_whose_markdown_is_too_large_is_read_as_plain_text(fake, run_tool):
+    add_file(fake, "mid", "Notes", DOC, exports={"text/markdown": "#" * 300, "text/plain": "short"})
+    fake.export_limit = 100
+    text = run_tool(read_drive_file, file_id="mid")
+    assert "short" in text and "[Exported as text/plain: the text/markdown export is over" in text
+
+
+def test_search_finds_shared_drive_files_the_user_never_opened(fake, run_tool):
+    add_file(fake, "mine", "Budget mine", DOC, text="x")
+    add_file(fake, "opened", "Budget opened", DOC, text="x", drive="Sales", touched=True)
+    add_file(fake, "unseen", "Budget unseen", DOC, text="x", drive="Sales", touched=False)
+    result = run_tool(search_drive, query="budget")
+    assert result.count == 3 and "Budget unseen" in result.display
+    (request,) = fake.reached("/drive/v3/files", "GET")
+    assert request["params"]["corpora"] == "allDrives"
+
+
+def test_an_incomplete_search_says_results_may_be_missing(fake, run_tool):
+    add_file(fake, "f1", "Budget", DOC, text="x")
+    fake.incomplete_drives = True
+    result = run_tool(search_drive, query="budget")
+    assert result.count == 1 and result.has_more
+    assert "some matching files may be missing" in result.display
+    empty = run_tool(search_drive, query="unicorn")
+    assert empty.count == 0 and "may be missing" in empty.display

@@ -397,7 +397,7 @@ def test_labels_and_archive_change_the_whole_conversation(conversation, run_tool
 
 
 def test_draft_recipients_are_one_normalised_address_each(conversation, deps):
-    from co_google.recipients import draft_recipients
+    from co_google.recipients import BadDraft, draft_recipients
 
     google = deps.resource(GOOGLE)
     new = {
@@ -422,7 +422,8 @@ def test_draft_recipients_are_one_normalised_address_each(conversation, deps):
     ]
     mine = {"reply_to_id": "c2"}  # my own email: the reply goes to whom I wrote
     assert draft_recipients(google, mine) == ["alice@example.com"]
-    assert draft_recipients(google, {"to": "not an address"}) == []
+    with pytest.raises(BadDraft):
+        draft_recipients(google, {"to": "not an address"})
     # the drafts that follow reuse the headers fetched for the keys
     fetched = len(conversation.reached("/gmail/v1/users/me/messages/c3"))
     from co_google.tools.gmail import draft_email

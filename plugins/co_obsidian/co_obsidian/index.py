@@ -2,12 +2,15 @@
 
 One database per vault (``cache_dir()/obsidian/<name>-<hash>.sqlite``). Searches use it
 once it covers the vault; until then they are answered by :mod:`co_obsidian.scan`
-(ripgrep) while a background thread builds it. Bringing it up to date is done before
-answering when that means (re)indexing a few notes (up to SYNC_NOTES, SYNC_BYTES), and
-in the background otherwise (a first build, or thousands of notes changed by a sync).
-Builds commit every BATCH_NOTES notes, so a build cut short (Co exits, Ctrl+C) keeps
-what it did and the next Co carries on from there; a Co that exits mid-build first gives
-it CLOSE_GRACE seconds.
+(ripgrep) while a background thread builds it, however small the vault. An index that
+an earlier Co completed answers at once, while the background thread checks the vault
+for changes behind it. Later, bringing it up to date is done before answering when that
+means (re)indexing a few notes (up to SYNC_NOTES, SYNC_BYTES), and in the background
+otherwise (thousands of notes changed by a sync). The background thread walks the vault
+and parses notes holding no lock, so searches go on meanwhile. Builds commit every
+BATCH_NOTES notes, so a build cut short (Co exits, Ctrl+C) keeps what it did and the
+next Co carries on from there; a Co that exits mid-build first gives it CLOSE_GRACE
+seconds.
 
 Keeping in step: with change notifications (:mod:`co_obsidian.watch`) only the notes
 named in them are looked at again, and every note is stat-ed once a minute as a safety
@@ -24,6 +27,7 @@ ones the index is emptied and built again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import operator
@@ -33,28 +37,37 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from co_core import span
 from co_obsidian import rank, scan, store
 from co_obsidian import text as T
-from co_obsidian.links import resolve_link
+from co_obsidian.links import on_disk, resolve_link
+from co_obsidian.paging import Allowed, Hit, Pages, Verdicts, page
 from co_obsidian.progress import BuildProgress
 from co_obsidian.store import SCHEMA
-from co_obsidian.vault import FileStat, VaultError, is_note_name, read_text, stat_note, stem, walk
+from co_obsidian.vault import (
+    FileStat,
+    VaultError,
+    is_note_name,
+    read_text,
+    relative,
+    resolve_inside,
+    stat_note,
+    stem,
+    walk,
+)
 from co_obsidian.watch import Watcher
 
 SYNC_NOTES = 200  # up to this many notes to (re)index are indexed before answering ...
-SYNC_BYTES = 2_000_000  # ... if they hold no more than this; else in the background
+SYNC_BYTES = 1_000_000  # ... if they hold no more than this; else in the background
 BATCH_NOTES = 200  # a build commits after every batch: an interrupted one keeps its work
 # When Co exits during a build, it goes on this long first: a few short `co ask` runs
 # then complete the index of a large vault between them
 CLOSE_GRACE = 2.0
-PAGE_CACHES = 16  # queries whose verified hits are kept for their next pages
-
-Allowed = Callable[[str], bool]
+PAGE_CACHES = 16  # queries whose candidates are kept for their next pages
 
 
 class _Later(Exception):
@@ -63,12 +76,6 @@ class _Later(Exception):
 
 class _Stopped(Exception):
     """Co is exiting: the build stops after the batch it is on."""
-
-
-@dataclass
-class Hit:
-    path: str
-    text: str
 
 
 @dataclass
@@ -88,15 +95,13 @@ class LinkInfo:
         return "embed" if self.embed else "note"
 
 
-@dataclass
-class _Pages:
-    """The verified hits of one query so far, for its next pages (valid for one
-    generation of the index)."""
+class _Walk(NamedTuple):
+    """One look at every file of the vault."""
 
-    generation: int
-    verified: list[str] = field(default_factory=list)
-    consumed: int = 0  # candidates read from the ranked stream
-    exhausted: bool = False
+    notes: dict[str, FileStat]
+    dirs: dict[str, int]  # folder -> mtime
+    links: list[str]  # symlinked notes
+    attachments: list[str]
 
 
 @contextmanager
@@ -129,20 +134,33 @@ class VaultIndex:
         self._conn: sqlite3.Connection | None = None
         self._db_ino: int | None = None
         self._dirs: dict[str, int] = {}
-        self._listing: tuple[list[str], list[str]] | None = None  # last walk: notes, symlinks
         self._checked_at = float("-inf")
         self._ready = False  # the index covers the vault: searches use it
+        self._prepared = False  # the first use has looked at the index on disk
         self._builder: threading.Thread | None = None
         self._waiting = False  # someone waits for the builder: it shows its progress
         self._stopping = False
         self._generation = 0  # changes whenever the index does
-        self._pages: dict[tuple[str, ...], _Pages] = {}
+        self._pages: dict[tuple[str, ...], Pages] = {}
+        self._listings: dict[tuple[Any, ...], list[tuple[str, str]]] = {}  # list_notes
+        self._verdicts = Verdicts(root)
+        self._filter: Allowed | None = None  # the last the tools used: the builder warms it
+        self._symlinks: tuple[int, set[str]] = (-1, set())  # generation, symlinked notes
         self._watcher = Watcher(str(root))
         self.last_refresh: dict[str, int] = {}
+        self.answered_by: str | None = None  # the last search's: "index" or "rg"
 
     # -- database lifecycle -------------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
+        conn = self._connect()
+        os.chmod(self.db_path, 0o600)
+        self._db_ino = os.stat(self.db_path).st_ino
+        self._checked_at = float("-inf")
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        """A connection to the database, made (or made again) at this schema."""
         from co_core import ensure_dir
 
         ensure_dir(self.db_path.parent)
@@ -171,9 +189,6 @@ class VaultIndex:
         except sqlite3.DatabaseError:
             conn.close()
             raise
-        os.chmod(self.db_path, 0o600)
-        self._db_ino = os.stat(self.db_path).st_ino
-        self._checked_at = float("-inf")
         return conn
 
     def _discard(self) -> None:
@@ -249,10 +264,12 @@ class VaultIndex:
 
     def _synced(self, work: Callable[..., Any], *args: Any, limit: bool) -> Any:
         conn = self._connection()
+        if self.building() and threading.current_thread() is not self._builder:
+            return work(conn, *args)  # the builder brings it up to date meanwhile
         if not self._sync(conn, limit):
             self._ready = False
             raise _Later
-        self._ready = True
+        self._ready = self._prepared = True
         return work(conn, *args)
 
     def building(self) -> bool:
@@ -262,11 +279,21 @@ class VaultIndex:
     def _start_builder(self) -> None:
         def build() -> None:
             try:
-                self._guarded(lambda conn: None, limit=False)
+                try:
+                    self._background_sync()
+                except sqlite3.OperationalError as exc:
+                    if "locked" in str(exc) or "busy" in str(exc):
+                        return  # another Co writes for long: the next search tries again
+                    raise
+            except sqlite3.DatabaseError:
+                with self._lock:
+                    self._discard()  # corrupt: built again from nothing
+                with contextlib.suppress(Exception):
+                    self._background_sync()
             except Exception:
                 pass  # stopped, or the vault vanished: the next search tries again
 
-        with self._starting:  # not self._lock: the builder holds that while it builds
+        with self._starting:
             if not self.building() and not self._stopping:
                 self._builder = threading.Thread(
                     target=build, name="co-obsidian-index", daemon=True
@@ -276,6 +303,8 @@ class VaultIndex:
     def _wait_ready(self) -> None:
         """Make the index cover the vault before going on: wait for the builder (its
         progress shown), or bring it up to date here."""
+        if not self._prepared:
+            self._prepare()
         if self._ready:
             return
         builder = self._builder
@@ -310,6 +339,9 @@ class VaultIndex:
     def refresh(self, force: bool = False) -> dict[str, int]:
         """Bring the index up to date now (in the foreground); counts of added, changed
         and removed notes."""
+        builder = self._builder
+        if builder is not None and builder is not threading.current_thread():
+            builder.join()
         with self._lock:
             if force:
                 self._checked_at = float("-inf")
@@ -326,46 +358,84 @@ class VaultIndex:
                     return self._sync_paths(conn, paths, limit) if paths else True
             elif not self._dirs_changed():
                 return True
-        dirs: dict[str, int] = {}
-        links: list[str] = []
-        attachments: list[str] = []
-        on_disk = {
-            f.rel: f for f in walk(self.root, dirs=dirs, links=links, attachments=attachments)
-        }
-        self._dirs = dirs
-        self._listing = (list(on_disk), links)
-        self._watcher.start(sorted(dirs))
-        if self._watcher.active and self._dirs_changed():
-            self._watcher.close()  # changed while we looked: poll until the next full scan
-        known = {
-            path: (note_id, mtime, size)
-            for note_id, path, mtime, size in conn.execute(
-                "SELECT id, path, mtime_ns, size FROM notes"
-            )
-        }
+        return self._sync_all(conn, self._walk(), limit)
+
+    def _walk(self) -> _Walk:
+        if not self.root.is_dir():
+            raise VaultError(f"Obsidian vault {self.root} is gone.")
+        seen = _Walk({}, {}, [], [])
+        for f in walk(self.root, dirs=seen.dirs, links=seen.links, attachments=seen.attachments):
+            seen.notes[f.rel] = f
+        return seen
+
+    def _sync_all(
+        self, conn: sqlite3.Connection, seen: _Walk, limit: bool, background: bool = False
+    ) -> bool:
+        """Bring the index in step with ``seen`` (with ``limit``, only if that means
+        indexing few notes): drop what is gone, index what is new or changed. In the
+        background, a change too large to index before answering makes searches go to
+        rg until it is indexed."""
+        on_disk = seen.notes
+        with self._lock:
+            self._dirs = seen.dirs
+            self._watcher.start(sorted(seen.dirs))
+            if self._watcher.active and self._dirs_changed():
+                self._watcher.close()  # changed while we looked: poll until the next full scan
+            known = {
+                path: (note_id, mtime, size)
+                for note_id, path, mtime, size in conn.execute(
+                    "SELECT id, path, mtime_ns, size FROM notes"
+                )
+            }
+            dead = int(conn.execute("SELECT value FROM meta WHERE key='dead'").fetchone()[0])
         removed = [known[p][0] for p in known.keys() - on_disk.keys()]
         changed = [
             f
             for rel, f in on_disk.items()
             if rel not in known or known[rel][1:] != (f.mtime_ns, f.size)
         ]
-        stale = removed + [known[f.rel][0] for f in changed if f.rel in known]
-        dead = int(conn.execute("SELECT value FROM meta WHERE key='dead'").fetchone()[0])
-        wipe = dead + len(stale) > max(500, len(known))
+        replaced = sum(1 for f in changed if f.rel in known)
+        wipe = dead + len(removed) + replaced > max(500, len(known))
         if wipe:  # the FTS table is mostly dead rows: start it afresh
-            changed, stale = list(on_disk.values()), []
+            changed, removed = list(on_disk.values()), []
         if limit and self._too_much(changed):
             self._checked_at = float("-inf")  # the builder looks again
             return False
+        if background and (wipe or self._too_much(changed)):
+            self._ready = False
         added = sum(1 for f in changed if f.rel not in known)
-        self._apply(conn, stale, changed, attachments, wipe)
-        self.last_refresh = {
-            "added": added,
-            "changed": len(changed) - added if not wipe else 0,
-            "removed": len(removed),
-        }
-        self._checked_at = time.monotonic()
+        self._apply(conn, removed, changed, seen.attachments, wipe)
+        with self._lock:
+            self.last_refresh = {
+                "added": added,
+                "changed": len(changed) - added if not wipe else 0,
+                "removed": len(removed),
+            }
+            self._checked_at = time.monotonic()
         return True
+
+    def _background_sync(self) -> None:
+        """The builder's work, on its own connection: walk the vault, parse and write
+        what changed, holding no lock but for a moment (searches and tools go on
+        meanwhile, and see each batch once it is written)."""
+        seen = self._walk()
+        with self._lock:
+            self._connection()  # the database made, or made again, at this schema
+        conn = self._connect()
+        try:
+            self._sync_all(conn, seen, limit=False, background=True)
+            self._ready = True
+            if self._filter is not None:  # what the tools' next answers will ask
+                paths = [p for (p,) in conn.execute("SELECT path FROM notes WHERE binary=0")]
+                linked = {p for (p,) in conn.execute("SELECT path FROM notes WHERE link=1")}
+                self._verdicts.warm(self._filter, linked, paths)
+        finally:
+            conn.close()
+
+    def _writing(self, conn: sqlite3.Connection) -> Any:
+        """What a write on ``conn`` holds: the lock for the shared connection (the
+        builder writes on its own)."""
+        return self._lock if conn is self._conn else contextlib.nullcontext()
 
     @staticmethod
     def _too_much(changed: list[FileStat]) -> bool:
@@ -380,66 +450,67 @@ class VaultIndex:
                 f"SELECT id, path, mtime_ns, size FROM notes WHERE path IN ({marks})", list(paths)
             )
         }
-        stale: list[int] = []
+        removed: list[int] = []
         changed: list[FileStat] = []
         for rel in paths:
             now, before = stat_note(self.root, rel), known.get(rel)
             if now is None:
                 if before is not None:
-                    stale.append(before[0])
-            elif before is None:
-                changed.append(now)
-            elif before[1:] != (now.mtime_ns, now.size):
-                stale.append(before[0])
+                    removed.append(before[0])
+            elif before is None or before[1:] != (now.mtime_ns, now.size):
                 changed.append(now)
         if limit and self._too_much(changed):
             self._checked_at = float("-inf")
             return False
-        self._apply(conn, stale, changed, None, False)
+        self._apply(conn, removed, changed, None, False)
         added = sum(1 for f in changed if f.rel not in known)
         self.last_refresh = {
             "added": added,
             "changed": len(changed) - added,
-            "removed": len(stale) - (len(changed) - added),
+            "removed": len(removed),
         }
         return True
 
     def _apply(
         self,
         conn: sqlite3.Connection,
-        stale: list[int],
+        removed: list[int],
         changed: list[FileStat],
         attachments: list[str] | None,
         wipe: bool,
     ) -> None:
-        """Drop the ``stale`` notes, replace the attachment list (when given), then index
-        ``changed`` in batches, each committed."""
-        if attachments is not None:
-            listed = {p for (p,) in conn.execute("SELECT path FROM attachments")}
-            if listed == set(attachments):
-                attachments = None
-        if not (stale or changed or attachments is not None or wipe):
-            return
-        self._generation += 1
-        with _transaction(conn):
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '0')")
-            if wipe:
-                conn.execute("DELETE FROM notes")
-                conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
-                conn.execute("UPDATE meta SET value='0' WHERE key='dead'")
-            self._delete(conn, stale)
+        """Drop the ``removed`` notes, replace the attachment list (when given), then
+        index ``changed`` in batches, each committed with the old rows of its notes
+        dropped (a note is never missing while it is indexed again)."""
+        with self._writing(conn):
             if attachments is not None:
-                conn.execute("DELETE FROM attachments")
-                conn.executemany(
-                    "INSERT INTO attachments VALUES (?, ?)",
-                    [(p, T.name_key(p.rpartition("/")[2])) for p in attachments],
-                )
+                listed = {p for (p,) in conn.execute("SELECT path FROM attachments")}
+                if listed == set(attachments):
+                    attachments = None
+            if not (removed or changed or attachments is not None or wipe):
+                return
+            self._generation += 1
+            with _transaction(conn):
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '0')")
+                if wipe:
+                    conn.execute("DELETE FROM notes")
+                    conn.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
+                    conn.execute("UPDATE meta SET value='0' WHERE key='dead'")
+                self._delete(conn, removed)
+                if attachments is not None:
+                    conn.execute("DELETE FROM attachments")
+                    conn.executemany(
+                        "INSERT INTO attachments VALUES (?, ?)",
+                        [(p, T.name_key(p.rpartition("/")[2])) for p in attachments],
+                    )
+        self._verdicts.forget(f.rel for f in changed)
         if changed:
             with span("co.index.build", notes=len(changed)):
                 self._index_files(conn, changed)
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
-        self._generation += 1
-        self._checkpoint(conn)
+        with self._writing(conn):
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
+            self._generation += 1
+            self._checkpoint(conn)
 
     @staticmethod
     def _delete(conn: sqlite3.Connection, ids: list[int]) -> None:
@@ -463,9 +534,9 @@ class VaultIndex:
                 if start and self._stopping and in_builder:
                     raise _Stopped  # after one batch at least: every Co adds to the index
                 batch = files[start : start + BATCH_NOTES]
-                parsed = [store.note_rows(self.root, f) for f in batch]
-                with _transaction(conn):
-                    # another Co may have indexed some of these meanwhile
+                parsed = [store.note_rows(self.root, f) for f in batch]  # no lock held
+                with self._writing(conn), _transaction(conn):
+                    # another Co (or a search here) may have indexed some of these meanwhile
                     marks = ",".join("?" * len(batch))
                     again = [
                         note_id
@@ -475,7 +546,7 @@ class VaultIndex:
                     ]
                     self._delete(conn, again)
                     store.insert(conn, parsed)
-                self._generation += 1
+                    self._generation += 1
                 progress.advance(len(batch))
         finally:
             progress.close()
@@ -488,42 +559,46 @@ class VaultIndex:
         """Verified hits ``offset .. offset+limit`` in rank order, and whether more exist.
         ``allowed``: a test on a note's vault-relative path (and, for a symlinked note,
         on its target's); notes it refuses are left out as if they did not exist."""
-        if not self._ready and not self.building():
+        self._remember(allowed)
+        if not self._prepared:
             self._prepare()
         if self._ready:
             try:
+                self.answered_by = "index"
                 return self._guarded(self._search, query, offset, limit, allowed)
             except _Later:  # thousands of notes changed since the last search
                 pass
         found = self._unindexed(query, offset, limit, allowed)
-        self._start_builder()
+        if not self._ready:
+            self._start_builder()
         if found is not None:
+            self.answered_by = "rg"
             return found
+        self.answered_by = "index"
         return self._complete(self._search, query, offset, limit, allowed)  # no rg
 
+    def _remember(self, allowed: Allowed | None) -> None:
+        if getattr(allowed, "version", None) is not None:
+            self._filter = allowed
+
     def _prepare(self) -> None:
-        """Before the first search of this Co: bring the index up to date now if that is
-        quick (a vault of a few notes, or few changes since a complete build); else the
-        builder does it while rg answers."""
-        complete = True
+        """The first use in this Co: an index an earlier Co completed answers from now
+        on, while the builder checks the vault for changes behind it; a missing or
+        unfinished one is built behind (rg answers searches meanwhile)."""
+        self._prepared = True
+        complete = False
         try:
             with self._lock:
                 if self._conn is not None or self.db_path.exists():
                     conn = self._connection()
                     row = conn.execute("SELECT value FROM meta WHERE key='complete'").fetchone()
                     complete = row == ("1",)
-                else:
-                    complete = False
         except sqlite3.DatabaseError:
-            pass  # _guarded deletes and rebuilds it
-        if not complete:
-            few = itertools.islice(walk(self.root, sizes=False), SYNC_NOTES + 1)
-            if sum(1 for _ in few) > SYNC_NOTES:
-                return  # an unfinished index of a vault this large: built in the background
-        try:
-            self._guarded(lambda conn: None)
-        except _Later:
-            pass
+            pass  # the builder deletes it and builds it again
+        if complete and not self._ready:
+            self._ready = True
+            self._checked_at = time.monotonic()  # the builder makes the full check
+        self._start_builder()
 
     def _unindexed(
         self, query: T.Query, offset: int, limit: int, allowed: Allowed | None
@@ -534,20 +609,22 @@ class VaultIndex:
         if rg is None:
             return None
 
-        def notes() -> tuple[list[str], list[str]]:  # listed while rg reads the vault
-            if self._listing is None:
+        listing: list[tuple[list[str], list[str]]] = []
+
+        def notes() -> tuple[list[str], list[str]]:  # listed (now) while rg reads the vault
+            if not listing:
                 links: list[str] = []
-                self._listing = ([f.rel for f in walk(self.root, sizes=False, links=links)], links)
-            return self._listing
+                listing.append(([f.rel for f in walk(self.root, sizes=False, links=links)], links))
+            return listing[0]
 
         some: list[str] = []  # notes to sample for the rarest term
         if len(query.terms) > 1:
-            first = (f.rel for f in walk(self.root, sizes=False))
-            some = self._listing[0] if self._listing else list(itertools.islice(first, 1000))
+            some = list(itertools.islice((f.rel for f in walk(self.root, sizes=False)), 1000))
         ranked = scan.ranked(rg, self.root, query, notes, some)
         if ranked is None:
             return None
-        return self._page(lambda: iter(ranked), query, offset, limit, allowed, cache=False)
+        linked = set(notes()[1])
+        return self._page(lambda: iter(ranked), query, offset, limit, allowed, linked, None)
 
     def _search(
         self,
@@ -570,7 +647,7 @@ class VaultIndex:
                 return rank.candidates(conn, query, match)
 
         try:
-            return self._page(stream, query, offset, limit, allowed, cache=True)
+            return self._page(stream, query, offset, limit, allowed, self._symlinked(conn), conn)
         except sqlite3.OperationalError as exc:  # an FTS5 syntax error is our bug
             if "fts5" in str(exc):
                 raise VaultError(f"search failed: {exc}") from exc
@@ -587,64 +664,43 @@ class VaultIndex:
         offset: int,
         limit: int,
         allowed: Allowed | None,
-        cache: bool,
+        linked: set[str],
+        conn: sqlite3.Connection | None,
     ) -> tuple[list[Hit], bool]:
-        """Read the candidates of ``stream`` in order, keep those whose text really
-        matches, return one page. Whatever found the candidates (rg, the index), a hit is
-        only shown once the note's current text matches. With ``cache``, the hits verified
-        so far are kept for the next pages, until the index changes."""
-        patterns = query.patterns
-        entry = self._pages.get(query.terms) if cache else None
+        """One page of the candidates ``stream`` ranks (the index's, or rg's without
+        ``conn``): a hit is only shown once the note's current text matches, read where
+        the note really is (inside the vault, allowed). What the index's query found is
+        kept for its next pages, until the index changes (see :mod:`co_obsidian.paging`)."""
+        entry = self._pages.get(query.terms) if conn is not None else None
         if entry is None or entry.generation != self._generation:
-            entry = _Pages(self._generation)
-            if cache:
+            entry = Pages(self._generation)
+            if conn is not None:
                 self._pages.pop(query.terms, None)
                 self._pages[query.terms] = entry
                 while len(self._pages) > PAGE_CACHES:
                     del self._pages[next(iter(self._pages))]
-        ok = self._allowed(allowed)
-        accepted = [path for path in entry.verified if ok(path)]
-        wanted = offset + limit + 1
-        texts: dict[str, str] = {}
-        if len(accepted) < wanted and not entry.exhausted:
-            candidates = itertools.islice(stream(), entry.consumed, None)
-            for path in candidates:
-                entry.consumed += 1
-                text = self._note_text(path)
-                if text is None or not T.matches_note(T.nfc(stem(path)), text, patterns):
-                    continue
-                entry.verified.append(path)
-                if ok(path):
-                    accepted.append(path)
-                    if len(accepted) > offset:
-                        texts[path] = text
-                    if len(accepted) >= wanted:
-                        break
-            else:
-                entry.exhausted = True
-        hits = []
-        for path in accepted[offset : offset + limit]:
-            text = texts.get(path) or self._note_text(path)
-            if text is not None and T.matches_note(T.nfc(stem(path)), text, patterns):
-                hits.append(Hit(path, text))
-        return hits, len(accepted) > offset + limit
+        patterns = query.patterns
 
-    def _allowed(self, allowed: Allowed | None) -> Allowed:
-        """``allowed`` applied to a note's path and, for a symlink, its target's."""
-        if allowed is None:
-            return lambda path: True
-        inside = str(self.root) + os.sep
+        def matches(path: str) -> str | None:
+            target = self._verdicts.inside(path)
+            if target is None or (target != path and allowed is not None and not allowed(target)):
+                return None
+            text = self._note_text(path)
+            if text is None or not T.matches_note(T.nfc(stem(path)), text, patterns):
+                return None
+            return text
 
-        def ok(path: str) -> bool:
-            if not allowed(path):
-                return False
-            real = os.path.realpath(self.root / path)
-            if not real.startswith(inside):
-                return False
-            target = Path(real).relative_to(self.root).as_posix()
-            return target == path or allowed(target)
+        ok = self._verdicts.check(allowed, linked)
+        exact = conn is not None and query.index_exact
+        return page(entry, stream, matches, ok, offset, limit, exact)
 
-        return ok
+    def _symlinked(self, conn: sqlite3.Connection) -> set[str]:
+        """The notes that are symlinks (their targets are checked too)."""
+        generation, paths = self._symlinks
+        if generation != self._generation:
+            paths = {p for (p,) in conn.execute("SELECT path FROM notes WHERE link=1")}
+            self._symlinks = (self._generation, paths)
+        return paths
 
     # -- listing, names, links ------------------------------------------------------------
 
@@ -662,10 +718,30 @@ class VaultIndex:
         allowed: Allowed | None = None,
     ) -> tuple[list[tuple[str, str]], int]:
         """(path, tags) of notes with ``tag`` (nested tags included) in ``folder``; and the total."""
+        self._remember(allowed)
         return self._complete(self._notes, tag, folder, offset, limit, allowed)
 
     def _notes(self, conn, tag, folder, offset, limit, allowed):
-        where, args = ["binary=0"], []
+        """A listing is worked out (and filtered by the user's rules) once, and kept for
+        its next pages until the index or the rules change."""
+        version = getattr(allowed, "version", None)
+        key = (tag, folder, self._generation, version)
+        keep = allowed is None or version is not None
+        rows = self._listings.get(key) if keep else None
+        if rows is None:
+            rows = self._listed(conn, tag, folder, allowed)
+            if keep:
+                self._listings[key] = rows
+                while len(self._listings) > PAGE_CACHES:
+                    del self._listings[next(iter(self._listings))]
+        shown = rows[offset : offset + limit]
+        return [(p, t.strip("\t").replace("\t", ", ")) for p, t in shown], len(rows)
+
+    def _listed(
+        self, conn: sqlite3.Connection, tag: str | None, folder: str | None, allowed: Allowed | None
+    ) -> list[tuple[str, str]]:
+        where: list[str] = ["binary=0"]
+        args: list[str | int] = []
         if tag:
             where.append("(instr(tags, ?) > 0 OR instr(tags, ?) > 0)")
             args += [f"\t{tag}\t", f"\t{tag}/"]
@@ -676,10 +752,9 @@ class VaultIndex:
             f"SELECT path, tags FROM notes WHERE {' AND '.join(where)} ORDER BY path", args
         ).fetchall()
         if allowed is not None:
-            ok = self._allowed(allowed)
+            ok = self._verdicts.check(allowed, self._symlinked(conn))
             rows = [row for row in rows if ok(row[0])]
-        page = rows[offset : offset + limit]
-        return [(p, t.strip("\t").replace("\t", ", ")) for p, t in page], len(rows)
+        return rows
 
     def named(self, key: str) -> list[str]:
         """Vault paths of the files (notes and attachments) whose file name, in NFC and
@@ -716,6 +791,7 @@ class VaultIndex:
     def links(self, path: str, allowed: Allowed | None = None) -> tuple[list[LinkInfo], list[str]]:
         """The links a note makes (each with the file it leads to, resolved as Obsidian
         does) and the notes whose links lead to it (its backlinks)."""
+        self._remember(allowed)
         return self._complete(self._links, path, allowed)
 
     def _links(self, conn, path, allowed):
@@ -742,7 +818,7 @@ class VaultIndex:
             {src for src, link_path in candidates if resolve_link(link_path, src, named) == path}
         )
         if allowed is not None:
-            ok = self._allowed(allowed)
+            ok = self._verdicts.check(allowed, self._symlinked(conn))
             back = [p for p in back if ok(p)]
         return outgoing, back
 
@@ -750,6 +826,18 @@ class VaultIndex:
         return self._complete(
             lambda conn: conn.execute("SELECT count(*) FROM notes WHERE binary=0").fetchone()[0]
         )
+
+    def folder(self, typed: str) -> str | None:
+        """The vault folder ``typed`` names, spelled as on disk (any case, NFC or NFD as
+        macOS writes names): "" for the vault itself, None when there is no such folder.
+        OutsideVault when it leads out of the vault."""
+        target = resolve_inside(self.root, typed)
+        if target == self.root:
+            return ""
+        rel = on_disk(self.root, relative(self.root, target))
+        if rel is None or not (self.root / rel).is_dir():
+            return None
+        return rel
 
     def note_changed(self, path: Path) -> None:
         """A tool wrote ``path``: look again on the next query."""

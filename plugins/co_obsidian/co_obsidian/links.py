@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,7 +138,7 @@ def _entry(folder: Path, part: str) -> str | None:
     return matches[0] if matches else None
 
 
-def _on_disk(root: Path, rel: str, *, prefix_only: bool = False) -> str | None:
+def on_disk(root: Path, rel: str, *, prefix_only: bool = False) -> str | None:
     """``rel`` with each part spelled as on disk (any case, NFC or NFD). With
     ``prefix_only``, the parts that exist as on disk and the rest as given."""
     parts = rel.split("/")
@@ -183,7 +184,7 @@ def _found(names: Names, typed: str, rel: str) -> Resolved:
 def _to_create(names: Names, typed: str, rel: str) -> Resolved:
     if not is_note_name(rel):
         rel += ".md"
-    canonical = _canonical(names.root, _on_disk(names.root, rel, prefix_only=True) or rel)
+    canonical = _canonical(names.root, on_disk(names.root, rel, prefix_only=True) or rel)
     if canonical is None:
         return _outside(typed)
     if is_hidden(canonical):
@@ -203,6 +204,37 @@ def clean_name(typed: str) -> str:
     return name.strip()
 
 
+def control_character(text: str) -> str | None:
+    """The first control character (NUL, a line break, …) in ``text``, as ``U+0000``."""
+    for char in text:
+        if unicodedata.category(char) == "Cc":
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def _subpath(typed: str) -> str:
+    """The heading or block after ``#`` in ``[[Note#^block|shown]]`` or ``Note#Heading``."""
+    name = T.nfc(typed.strip()).removeprefix("!")
+    if name.startswith("[[") and name.endswith("]]"):
+        name = name[2:-2].replace("\\|", "|").split("|", 1)[0]
+    return name.partition("#")[2].strip()
+
+
+def resolve_part(names: Names, typed: str, *, from_note: str | None = None) -> tuple[Resolved, str]:
+    """Like :func:`resolve` for a name that may end with ``#Heading``, ``#H1#H2`` or
+    ``#^block``: (the note, that subpath or ""). A note whose file name holds ``#``
+    (Obsidian cannot make one, other programs can) is found by its whole name first."""
+    name = clean_name(typed)
+    if "#" not in name:
+        return resolve(names, typed, from_note=from_note), _subpath(typed)
+    cuts = [i for i, char in enumerate(name) if char == "#"]
+    for cut in [len(name), *reversed(cuts)]:
+        found = resolve(names, name[:cut], from_note=from_note)
+        if found.exists:
+            return found, name[cut + 1 :].strip()
+    return resolve(names, name[: cuts[0]], from_note=from_note), name[cuts[0] + 1 :].strip()
+
+
 def resolve(
     names: Names, typed: str, *, from_note: str | None = None, for_create: bool = False
 ) -> Resolved:
@@ -215,6 +247,11 @@ def resolve(
     if not name:
         return Resolved(
             None, problem="name is empty: give a note path (folder/Note.md) or a note title"
+        )
+    bad = control_character(typed)
+    if bad is not None:
+        return Resolved(
+            None, problem=f"{typed!r} holds a control character ({bad}): note names cannot"
         )
     root = names.root
     if os.path.isabs(name):
@@ -229,9 +266,9 @@ def resolve(
         return _outside(typed)
     if is_hidden(rel):
         return _not_a_note(typed)
-    on_disk = _on_disk(root, rel if is_note_name(rel) else rel + ".md")
-    if on_disk is not None:
-        return _found(names, typed, on_disk)
+    spelled = on_disk(root, rel if is_note_name(rel) else rel + ".md")
+    if spelled is not None:
+        return _found(names, typed, spelled)
     if for_create:
         return _to_create(names, typed, rel)
     notes = [
@@ -240,8 +277,7 @@ def resolve(
     ]
     notes = [group for group in notes if group]
     if not notes:
-        notes = [names.aliased(T.name_key(name))] if "/" not in name else []
-        notes = [group for group in notes if group]
+        notes = [group for group in [names.aliased(T.name_key(name))] if group]
     if notes:
         if len(notes[0]) > 1:
             listing = ", ".join(notes[0][:10])

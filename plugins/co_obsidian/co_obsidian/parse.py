@@ -1,46 +1,55 @@
-"""What a note says about itself: frontmatter, tags, aliases, headings and links.
+"""What a note says about itself: front matter, tags, aliases, headings, blocks and links,
+read from the tokens of a CommonMark parser with Obsidian's extensions
+(:mod:`co_obsidian.syntax`); the rules are in docs/obsidian.md, *How notes are read*.
 
-Tags come from YAML frontmatter (``tags:`` as a list or a string, or ``tag:``) and from
-inline ``#tags`` (nested ``#area/topic`` too), never from code blocks, inline code or
-URLs. Aliases are whole strings, as Obsidian reads them: ``aliases:`` (any case, or the
-older ``alias:``) as a list of strings or a single string. Links are what Obsidian
-counts as links: ``[[wikilinks]]`` and ``![[embeds]]`` (``[[Note\\|alias]]`` as tables
-write them too), markdown links to files in the vault (``[text](Note.md)``,
-``![](image.png)``, URL-encoded or in ``<…>``) and wikilinks in frontmatter values; not
-those in code or in ``%%comments%%``. Malformed frontmatter is not an error: the note is
-still indexed as text, it just has no frontmatter tags or aliases.
+Nothing inside code (fenced, indented, inline), math, HTML blocks or ``%%comments%%``
+counts. Tags come from the front matter (any key spelled ``tags`` or ``tag`` in any case,
+a list or a string of words split on commas and spaces) and from inline ``#tags``.
+Aliases are whole strings (``aliases:`` or ``alias:`` in any case). Links are wikilinks,
+embeds, Markdown links and images to files in the vault (not URLs), and wikilinks given
+as front matter values. Malformed front matter is not an error: the note is still
+indexed as text, it just has no front matter tags or aliases.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 import yaml
 
+from co_obsidian import syntax
+
 try:
     _Loader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
     _Loader = yaml.SafeLoader
 
-_FRONTMATTER = re.compile(
-    r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*$", re.S | re.M
-)
-_FENCE = re.compile(r"\n[ \t]*(```|~~~)(?:.*?\n[ \t]*\1[^\n]*|.*)", re.S)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
-_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
-_TAG = re.compile(r"#((?:[^\W]|[-/])+)")
-_TAG_AFTER = frozenset(" \t\n\r([{,;:!?\"'")  # a tag starts a word
-_HEADING = re.compile(r"\n#{1,6}[ \t]+([^\n]*)")
-# no "!?" in front: a pattern starting with a literal is searched for at C speed
-_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(
-    r"\[[^\[\]\n]*\]\(\s*(<[^<>\n]*>|[^()\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
-)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _WHOLE_WIKILINK = re.compile(r"\s*\[\[([^\[\]\n]+?)\]\]\s*")
+_TAG_KEY = re.compile(r"tags?", re.I)
+_ALIAS_KEY = re.compile(r"alias(es)?", re.I)
+_WORDS = re.compile(r"[,\s]+")
+_COMMENTS = re.compile(r"%%.*?(?:%%|\Z)", re.S)
+_TRAILING_ID = re.compile(r"\s+\^[A-Za-z0-9-]+\s*\Z")
+_KINDS = {
+    "paragraph_open": "paragraph",
+    "heading_open": "heading",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "blockquote_open": "blockquote",
+    "table_open": "table",
+    "fence": "code",
+    "code_block": "code",
+    "html_block": "html",
+    "math_block": "math",
+    "math_block_label": "math",
+    "hr": "rule",
+    "footnote_reference_open": "footnote",
+}
 
 
 class Link(NamedTuple):
@@ -52,102 +61,80 @@ class Link(NamedTuple):
     embed: bool
 
 
+class Heading(NamedTuple):
+    level: int
+    text: str
+    line: int  # where it is in the note (0-based)
+
+
+class Block(NamedTuple):
+    """The lines ``start`` to ``end`` (exclusive) that the block id names, and what they
+    are (paragraph, list item, blockquote, callout, table, heading, …)."""
+
+    start: int
+    end: int
+    kind: str
+
+
 @dataclass
 class ParsedNote:
     title: str
-    headings: list[str] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
+    blocks: dict[str, Block] = field(default_factory=dict)
     frontmatter_error: str | None = None
 
 
-def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
-    """(frontmatter dict, body, error). No frontmatter is ``{}``; bad YAML gives an error."""
-    m = _FRONTMATTER.match(text)
-    if not m:
-        return {}, text, None
-    body = text[m.end() :].lstrip("\r\n")
+def _frontmatter(source: str) -> tuple[dict[str, Any], str | None]:
+    """(front matter dict, error): bad YAML, or YAML that is not a mapping, is an error."""
     try:
-        data = yaml.load(m.group(1), Loader=_Loader)
+        data = yaml.load(source, Loader=_Loader)
     except yaml.YAMLError as exc:
-        return {}, body, " ".join(str(exc).split())[:200]
+        return {}, " ".join(str(exc).split())[:200]
     if data is None:
-        return {}, body, None
+        return {}, None
     if not isinstance(data, dict):
-        return {}, body, "frontmatter is not a mapping"
-    return data, body, None
+        return {}, "frontmatter is not a mapping"
+    return data, None
 
 
 def normalize_tag(tag: str) -> str:
-    return tag.strip().lstrip("#").strip("/").lower()
+    """A tag as it is compared: no ``#``, no ``/`` at either end, NFC, lower case."""
+    return unicodedata.normalize("NFC", tag.strip().lstrip("#").strip("/")).lower()
 
 
 def _words(value: Any) -> list[str]:
-    """Tags from a frontmatter value: a list, or a string of words split on commas/spaces."""
+    """Front matter tags: a list, or a string of words split on commas and spaces."""
     if value is None:
         return []
     if isinstance(value, str):
-        return [v for v in re.split(r"[,\s]+", value) if v]
+        return [word for word in _WORDS.split(value) if word]
     if isinstance(value, list | tuple | set):
-        out: list[str] = []
-        for item in value:
-            out += _words(item) if isinstance(item, str) else [str(item)]
-        return out
+        return [word for item in value for word in _words(item)]
     return [str(value)]
 
 
-def aliases_of(meta: dict[str, Any]) -> list[str]:
-    """Frontmatter aliases as Obsidian reads them: whole strings, trimmed."""
+def frontmatter_tags(meta: dict[str, Any]) -> list[str]:
+    """The tags of every key spelled ``tags``/``tag`` in any case; what is not a valid
+    tag (``2024``, ``a.b``) is left out."""
     found: list[str] = []
     for key, value in meta.items():
-        if not isinstance(key, str) or key.lower() not in ("aliases", "alias"):
+        if isinstance(key, str) and _TAG_KEY.fullmatch(key):
+            found += [word.lstrip("#") for word in _words(value)]
+    return [normalize_tag(t) for t in found if syntax.is_tag(t)]
+
+
+def aliases_of(meta: dict[str, Any]) -> list[str]:
+    """Front matter aliases as Obsidian reads them: whole strings, trimmed."""
+    found: list[str] = []
+    for key, value in meta.items():
+        if not isinstance(key, str) or not _ALIAS_KEY.fullmatch(key):
             continue
         items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
         found += [item.strip() for item in items if isinstance(item, str) and item.strip()]
     return list(dict.fromkeys(found))
-
-
-def _valid_tag(tag: str) -> bool:
-    # Obsidian: letters, digits, _ - /, and not only digits.
-    return bool(tag) and not tag.replace("/", "").isdigit()
-
-
-def strip_code(body: str) -> str:
-    """The body without fenced code blocks and inline code (tags/links there don't count)."""
-    if "```" in body or "~~~" in body:
-        body = _FENCE.sub("\n", body)
-    if "`" in body:
-        body = _INLINE_CODE.sub(" ", body)
-    return body
-
-
-def _in_url(prose: str, start: int) -> bool:
-    word_start = max(prose.rfind(c, 0, start) for c in " \t\n") + 1
-    return "://" in prose[word_start:start] or prose.startswith("www.", word_start)
-
-
-def inline_tags(prose: str) -> list[str]:
-    """``#tag`` and ``#area/topic`` where a word starts, outside URLs; not ``#123``."""
-    if "#" not in prose:
-        return []
-    found = []
-    for m in _TAG.finditer(prose):
-        start = m.start()
-        if start and prose[start - 1] not in _TAG_AFTER:
-            continue
-        if _in_url(prose, start):
-            continue
-        tag = normalize_tag(m.group(1))
-        if _valid_tag(tag):
-            found.append(tag)
-    return found
-
-
-def headings(text: str) -> list[str]:
-    """The text of the note's markdown headings (code blocks excluded)."""
-    prose = strip_code("\n" + text)
-    return [h.strip().rstrip("#").strip() for h in _HEADING.findall(prose)]
 
 
 def wikilink(inner: str, embed: bool = False) -> Link:
@@ -156,29 +143,8 @@ def wikilink(inner: str, embed: bool = False) -> Link:
     return Link(f"{'!' if embed else ''}[[{inner}]]", target.split("#", 1)[0].strip(), embed)
 
 
-def links_in(prose: str) -> list[Link]:
-    """Wikilinks, embeds and markdown links to files in the vault, in order."""
-    found: list[tuple[int, Link]] = []
-    if "[[" in prose:
-        for m in _WIKILINK.finditer(prose):
-            embed = m.start() > 0 and prose[m.start() - 1] == "!"
-            found.append((m.start(), wikilink(m.group(1), embed)))
-    if "](" in prose:
-        for m in _MDLINK.finditer(prose):
-            target = m.group(1)
-            if target.startswith("<"):
-                target = target[1:-1]
-            if _SCHEME.match(target):
-                continue  # a URL (https:, mailto:, obsidian:)
-            embed = m.start() > 0 and prose[m.start() - 1] == "!"
-            path = unquote(target).split("#", 1)[0].strip()
-            found.append((m.start(), Link(("!" if embed else "") + m.group(0), path, embed)))
-    found.sort(key=lambda item: item[0])
-    return [link for _start, link in found]
-
-
 def _frontmatter_links(value: Any) -> list[Link]:
-    """Wikilinks given as frontmatter values (``up: "[[Parent]]"``, lists of them)."""
+    """Wikilinks given as front matter values (``up: "[[Parent]]"``, lists of them)."""
     if isinstance(value, str):
         m = _WHOLE_WIKILINK.fullmatch(value)
         return [wikilink(m.group(1))] if m else []
@@ -189,20 +155,118 @@ def _frontmatter_links(value: Any) -> list[Link]:
     return []
 
 
+def _markdown_link(token: Any, embed: bool) -> Link | None:
+    """A Markdown link or image to a file in the vault; None for a URL (``https:``,
+    ``mailto:``, ``obsidian:``)."""
+    target = token.attrGet("src" if embed else "href") or ""
+    if _SCHEME.match(target):
+        return None
+    raw = token.meta.get("raw") or target
+    return Link(raw, unquote(target).split("#", 1)[0].strip(), embed)
+
+
+def _heading_text(inline: Any) -> str:
+    """A heading's text as written, without comments or a closing block id."""
+    text = inline.content
+    children = inline.children or []
+    if children and children[0].type == "obsidian_comment" and not text.startswith("%%"):
+        end = text.find("%%")  # a comment opened above runs into the heading
+        text = "" if end < 0 else text[end + 2 :]
+    if "%%" in text:
+        text = _COMMENTS.sub("", text)
+    return _TRAILING_ID.sub("", text).strip()
+
+
+class _Reader:
+    """Walks the tokens once, keeping the containers open at each point."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] = {}
+        self.error: str | None = None
+        self.tags: list[str] = []
+        self.links: list[Link] = []
+        self.headings: list[Heading] = []
+        self.blocks: dict[str, Block] = {}
+        self.sections: list[Any] = []  # the tokens of the note's top-level blocks
+        self.open: list[Any] = []
+
+    def read(self, tokens: list[Any]) -> None:
+        sections, opened = self.sections, self.open
+        for index, token in enumerate(tokens):
+            nesting = token.nesting
+            if nesting == -1:
+                if opened:
+                    opened.pop()
+                continue
+            kind = token.type
+            if token.level == 0 and kind in _KINDS and token.map:
+                sections.append(token)
+            if nesting == 1:
+                opened.append(token)
+                if kind == "heading_open":
+                    text = _heading_text(tokens[index + 1])
+                    if text:
+                        self.headings.append(Heading(int(token.tag[1]), text, token.map[0]))
+            elif kind == "inline":
+                if token.children:
+                    self._inline(token)
+            elif kind == "front_matter":
+                self.meta, self.error = _frontmatter(token.content)
+
+    @staticmethod
+    def _section(token: Any) -> Block:
+        kind = _KINDS[token.type]
+        if kind == "blockquote" and token.meta.get("callout"):
+            kind = "callout"
+        return Block(token.map[0], token.map[1], kind)
+
+    def _inline(self, inline: Any) -> None:
+        for child in inline.children:
+            kind = child.type
+            if kind == "obsidian_tag":
+                tag = normalize_tag(child.content)
+                if tag:
+                    self.tags.append(tag)
+            elif kind == "wikilink":
+                inner = child.meta["inner"]
+                if any(t.type == "table_open" for t in self.open):
+                    inner = inner.replace("|", "\\|")  # the table read `\|` as `|`
+                self.links.append(wikilink(inner, child.meta["embed"]))
+            elif kind in ("link_open", "image"):
+                link = _markdown_link(child, embed=kind == "image")
+                if link is not None:
+                    self.links.append(link)
+            elif kind == "block_id":
+                self._block(child.meta["id"], alone=len(inline.children) == 1)
+
+    def _block(self, block_id: str, alone: bool) -> None:
+        """A block id names the list item it ends, else the top-level block it ends; on
+        a line of its own, the top-level block before it."""
+        for token in reversed(self.open):
+            if token.type == "list_item_open" and token.map:
+                start, end = token.map
+                self.blocks.setdefault(block_id, Block(start, end, "list item"))
+                return
+        if alone and len(self.sections) > 1 and len(self.open) == 1:
+            before = self._section(self.sections[-2])
+            end = self.sections[-1].map[1]
+            self.blocks.setdefault(block_id, Block(before.start, end, before.kind))
+        elif self.sections:
+            self.blocks.setdefault(block_id, self._section(self.sections[-1]))
+
+
 def parse_note(text: str, stem: str) -> ParsedNote:
-    meta, body, error = split_frontmatter(text)
-    tags = [normalize_tag(t) for key in ("tags", "tag") for t in _words(meta.get(key))]
-    prose = strip_code("\n" + body)
-    if "%%" in prose:
-        prose = _COMMENT.sub(" ", prose)
-    tags += inline_tags(prose)
+    tokens, _env = syntax.parse(text.removeprefix("\ufeff"))
+    reader = _Reader()
+    reader.read(tokens)
+    meta = reader.meta
     title = meta.get("title")
-    links = _frontmatter_links(meta) + links_in(prose)
     return ParsedNote(
         title=str(title) if isinstance(title, str | int | float) else stem,
-        headings=[h.strip().rstrip("#").strip() for h in _HEADING.findall("\n" + prose)],
-        tags=list(dict.fromkeys(t for t in tags if _valid_tag(t))),
-        links=links,
+        headings=reader.headings,
+        tags=list(dict.fromkeys(frontmatter_tags(meta) + reader.tags)),
+        links=_frontmatter_links(meta) + reader.links,
         aliases=aliases_of(meta),
-        frontmatter_error=error,
+        blocks=reader.blocks,
+        frontmatter_error=reader.error,
     )

@@ -1,6 +1,7 @@
 """The order in which the index offers candidates for a search.
 
-First the notes whose title (file name, ``title:`` or an alias) is the query, then by
+First the notes whose title is the query (those whose file name is the query, then
+those whose ``title:`` is, then those with it as an alias), then by
 BM25 with the title weighted 10×, headings 5×, tags 4×, the text 1×. BM25 costs about a
 microsecond per matching note, and for a quoted phrase SQLite checks the word positions
 of every note holding all its words once more; so a query matching more than
@@ -30,8 +31,8 @@ def candidates(conn: sqlite3.Connection, query: T.Query, match: str) -> Iterator
     first; the caller verifies each against the note's text."""
     seen: set[int] = set()
     for note_id, path in conn.execute(
-        "SELECT DISTINCT n.id, n.path FROM titles t JOIN notes n ON n.id = t.note_id "
-        "WHERE t.key = ? AND n.binary = 0 ORDER BY length(n.path), n.path",
+        "SELECT n.id, n.path FROM titles t JOIN notes n ON n.id = t.note_id "
+        "WHERE t.key = ? AND n.binary = 0 GROUP BY n.id ORDER BY min(t.kind), length(n.path), n.path",
         (query.title,),
     ).fetchall():
         seen.add(note_id)

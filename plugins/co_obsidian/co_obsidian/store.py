@@ -1,7 +1,7 @@
 """What the index holds: its tables, and the rows of one note.
 
 A note is a row in ``notes`` (path, file name as Obsidian compares names, mtime, size,
-tags), its text in the contentless FTS5 table ``fts`` (as :func:`co_obsidian.text.shadow`
+whether it is a symlink, tags), its text in the contentless FTS5 table ``fts`` (as :func:`co_obsidian.text.shadow`
 writes it: title, headings, tags, body), its titles as a search compares them (file
 name, ``title:``, aliases), its aliases as Obsidian compares names, and its links as
 written (resolved when asked for: which file a link leads to depends on the other
@@ -18,7 +18,7 @@ from co_obsidian import text as T
 from co_obsidian.parse import parse_note
 from co_obsidian.vault import FileStat, read_text, stem
 
-SCHEMA = "6"  # 6: links resolved like Obsidian, titles and aliases, build in batches
+SCHEMA = "7"  # 7: notes read by a CommonMark parser; titles say what they are
 MAX_INDEX_CHARS = 5_000_000  # a huge note is indexed (and searched) up to here
 
 DDL = """
@@ -29,13 +29,15 @@ CREATE TABLE IF NOT EXISTS notes(
     name_key TEXT NOT NULL,     -- the file name as Obsidian compares it (NFC, lower case)
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
+    link INTEGER NOT NULL DEFAULT 0,   -- a symlink: its target is checked too
     binary INTEGER NOT NULL DEFAULT 0,
     tags TEXT NOT NULL DEFAULT '',     -- tab separated, tab at both ends
     fm_error TEXT
 );
 CREATE INDEX IF NOT EXISTS notes_name ON notes(name_key);
 CREATE TABLE IF NOT EXISTS titles(  -- file name, title: and aliases, folded as a search folds
-    note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE, key TEXT NOT NULL);
+    note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE, key TEXT NOT NULL,
+    kind INTEGER NOT NULL);  -- 0 file name, 1 title:, 2 alias (a search ranks them so)
 CREATE INDEX IF NOT EXISTS titles_key ON titles(key);
 CREATE INDEX IF NOT EXISTS titles_note ON titles(note_id);
 CREATE TABLE IF NOT EXISTS aliases(  -- aliases as Obsidian compares names
@@ -72,12 +74,12 @@ def insert(conn: sqlite3.Connection, parsed: list[tuple[Any, ...]]) -> None:
         notes.append((note_id, *note))
         if text_row is not None:
             fts.append((note_id, *text_row))
-        titles += [(note_id, key) for key in title_keys]
+        titles += [(note_id, key, kind) for key, kind in title_keys]
         aliases += [(note_id, key) for key in alias_keys]
         links += [(note_id, *row) for row in link_rows]
-    conn.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?)", notes)
+    conn.executemany("INSERT INTO notes VALUES (?,?,?,?,?,?,?,?,?)", notes)
     conn.executemany("INSERT INTO fts(rowid, title, headings, tags, body) VALUES (?,?,?,?,?)", fts)
-    conn.executemany("INSERT INTO titles VALUES (?,?)", titles)
+    conn.executemany("INSERT INTO titles VALUES (?,?,?)", titles)
     conn.executemany("INSERT INTO aliases VALUES (?,?)", aliases)
     conn.executemany("INSERT INTO links VALUES (?,?,?,?,?)", links)
 
@@ -87,7 +89,7 @@ def note_rows(root: Path, f: FileStat) -> tuple[Any, ...]:
     links."""
     name = f.rel.rpartition("/")[2]
     note_stem = stem(f.rel)
-    base = (f.rel, T.name_key(name), f.mtime_ns, f.size)
+    base = (f.rel, T.name_key(name), f.mtime_ns, f.size, int(f.link))
     text = read_text(root / f.rel, MAX_INDEX_CHARS * 4)
     if text is None:
         return (*base, 1, "", None), None, [], [], []
@@ -97,11 +99,14 @@ def note_rows(root: Path, f: FileStat) -> tuple[Any, ...]:
     names = list(dict.fromkeys([note_stem, note.title, *note.aliases]))
     fts = (
         T.shadow(" ".join(names)),
-        T.shadow("\n".join(note.headings)),
+        T.shadow("\n".join(h.text for h in note.headings)),
         T.shadow(" ".join(note.tags)),
         T.shadow(text),
     )
-    titles = list(dict.fromkeys(T.title_key(n) for n in names))
+    kinds: dict[str, int] = {}
+    for kind, name in [(0, note_stem), (1, note.title), *((2, a) for a in note.aliases)]:
+        kinds.setdefault(T.title_key(name), kind)
+    titles = list(kinds.items())
     aliases = list(dict.fromkeys(T.name_key(a) for a in note.aliases))
     links = [
         (link.raw, link.path, T.name_key(link.path).rpartition("/")[2], int(link.embed))

@@ -10,7 +10,7 @@ is decided or read.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from co_core import CallRefused, CoDeps, Resolved
@@ -22,26 +22,35 @@ def note_key(verb: str, path: str) -> str:
     return f"obsidian:{verb}:{unicodedata.normalize('NFC', path)}"
 
 
-def _note(args: Mapping[str, Any], deps: CoDeps, verb: str, *, create: bool) -> Resolved:
-    from co_obsidian.links import resolve
+def _note(
+    args: Mapping[str, Any], deps: CoDeps, verb: str, *, create: bool, part: bool = False
+) -> Resolved:
+    from co_obsidian.links import resolve, resolve_part
     from co_obsidian.vault import VaultError
 
     name = args.get("name")
     if not isinstance(name, str):
         raise CallRefused("name must be text: a note path (folder/Note.md) or title")
+    subpath = ""
     try:
-        found = resolve(deps.resource(VAULT).index(), name, for_create=create)
+        index = deps.resource(VAULT).index()
+        if part:
+            found, subpath = resolve_part(index, name)
+        else:
+            found = resolve(index, name, for_create=create)
     except VaultError as exc:
         raise CallRefused(str(exc)) from exc
     if found.path is None:
         raise CallRefused(found.problem or f"{name!r} is not a note name")
     if not create and not found.exists:
         raise CallRefused(f"No note named {name!r}. Use search_notes or list_notes to find it.")
-    return Resolved({**args, "name": found.path}, (note_key(verb, found.path),))
+    # the note as its path (and the part of it asked for): exactly what the tool opens
+    named = f"{found.path}#{subpath}" if subpath else found.path
+    return Resolved({**args, "name": named}, (note_key(verb, found.path),))
 
 
 def reading(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
-    return _note(args, deps, "read", create=False)
+    return _note(args, deps, "read", create=False, part=True)
 
 
 def appending(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
@@ -52,7 +61,23 @@ def creating(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
     return _note(args, deps, "write", create=True)
 
 
-def readable(deps: CoDeps) -> Any:
-    """The filter a search, a listing or backlinks apply: notes the user's rules keep from
-    being read are left out, so their text never reaches the model by another road."""
-    return lambda path: deps.allows(note_key("read", path))
+class Readable:
+    """The filter a search, a listing or backlinks apply: notes the user's rules keep
+    from being read are left out, so their text never reaches the model by another
+    road. ``version`` changes when the rules do: answers are kept for one version (None,
+    where Co cannot say when its rules change: nothing is kept)."""
+
+    def __init__(self, deps: CoDeps) -> None:
+        self.deps = deps
+
+    @property
+    def version(self) -> Hashable:
+        current = self.deps.policy_version
+        return None if current is None else (self.deps.policy, current())
+
+    def __call__(self, path: str) -> bool:
+        return self.deps.allows(note_key("read", path))
+
+
+def readable(deps: CoDeps) -> Readable:
+    return Readable(deps)

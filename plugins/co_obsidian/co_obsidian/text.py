@@ -45,6 +45,7 @@ _SPACELESS_RUN = re.compile(f"[{_SPACELESS_RANGES}]+")
 _PUA = 0xF0000  # Supplementary Private Use Area-A: a token character for unicode61
 _TOKEN = re.compile(r"[^\W_]+|[\U000f0000-\U000ffffd]")
 _QUERY_PART = re.compile(r'"([^"]*)"?|(\S+)')
+_PLAIN_WORD = re.compile(r"[^\W_]+")
 # combining diacritical marks, but U+0345 (Greek iota below), which IGNORECASE takes for ι
 _MARKS = "\u0300-\u0344\u0346-\u036f"
 
@@ -198,6 +199,14 @@ class Query:
     @property
     def patterns(self) -> list[re.Pattern[str]]:
         return [term_pattern(t) for t in self.terms]
+
+    @property
+    def index_exact(self) -> bool:
+        """Does the index find exactly the notes that match (every term a plain word of
+        a script written with spaces, which FTS5 matches as the rules do)?"""
+        return all(
+            _PLAIN_WORD.fullmatch(term) and not SPACELESS.search(term) for term in self.terms
+        )
 
     @property
     def title(self) -> str:

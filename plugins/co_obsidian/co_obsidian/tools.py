@@ -9,26 +9,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps, ToolResult
+from co_core import ModelRetry, ToolContext, ToolResult
 from co_obsidian import text as T
 from co_obsidian.index import VaultIndex
 from co_obsidian.keys import VAULT
-from co_obsidian.links import Resolved, resolve
+from co_obsidian.links import Resolved, control_character, resolve, resolve_part
+from co_obsidian.parse import normalize_tag
 from co_obsidian.targets import readable
-from co_obsidian.vault import VaultError, read_text, relative, resolve_inside
+from co_obsidian.vault import VaultError, read_text, resolve_inside
 
 MAX_SEARCH_LIMIT = 50
 LIST_PAGE = 50
 MAX_READ_CHARS = 60_000
 
 
-def _index(ctx: RunContext[CoDeps]) -> VaultIndex:
+def _index(ctx: ToolContext) -> VaultIndex:
     try:
         return ctx.deps.resource(VAULT).index()
     except VaultError as exc:
         raise ModelRetry(str(exc)) from exc
+
+
+def _no_controls(what: str, text: str, spaces_ok: bool = False) -> None:
+    """A NUL or another control character is a mistake the model can fix, not a crash."""
+    bad = control_character("".join(c for c in text if not c.isspace()) if spaces_ok else text)
+    if bad is not None:
+        raise ModelRetry(f"{what} {text!r} holds a control character ({bad}); leave it out.")
 
 
 def _page(page: int) -> int:
@@ -47,21 +53,27 @@ def _resolved(index: VaultIndex, name: str, for_create: bool = False) -> Resolve
     return found
 
 
-def locate(index: VaultIndex, name: str) -> tuple[str, Path]:
-    """An existing note's canonical vault-relative path and real path, from what the
-    model typed (see :func:`co_obsidian.links.resolve`). ModelRetry when it is outside
-    the vault, not a note, ambiguous or unknown."""
-    found = _resolved(index, name)
+def locate(index: VaultIndex, name: str) -> tuple[str, Path, str]:
+    """An existing note's canonical vault-relative path, its real path, and the heading
+    or block after ``#`` in the name (or ""), from what the model typed (see
+    :func:`co_obsidian.links.resolve_part`). ModelRetry when it is outside the vault,
+    not a note, ambiguous or unknown."""
+    try:
+        found, subpath = resolve_part(index, name)
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+    if found.path is None:
+        raise ModelRetry(found.problem or f"{name!r} is not a note name.")
     if not found.exists:
         raise ModelRetry(
             f"No note named {name!r}. Use search_notes or list_notes to find the right name."
         )
-    assert found.path is not None
-    return found.path, index.root / found.path
+    return found.path, index.root / found.path, subpath
 
 
-def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int = 1) -> ToolResult:
+def search_notes(ctx: ToolContext, query: str, limit: int = 10, page: int = 1) -> ToolResult:
     """Search the Obsidian notes for words (all must occur; "exact phrase" in quotes)."""
+    _no_controls("query", query, spaces_ok=True)
     parsed = T.parse_query(query)
     if not parsed.terms:
         raise ModelRetry('query is empty: give words to search for, e.g. "budget 2024"')
@@ -93,21 +105,24 @@ def search_notes(ctx: RunContext[CoDeps], query: str, limit: int = 10, page: int
 
 
 def list_notes(
-    ctx: RunContext[CoDeps], tag: str | None = None, folder: str | None = None, page: int = 1
+    ctx: ToolContext, tag: str | None = None, folder: str | None = None, page: int = 1
 ) -> ToolResult:
     """List Obsidian notes, by tag and/or folder (50 per page)."""
     page = _page(page)
+    for what, value in (("tag", tag), ("folder", folder)):
+        if value:
+            _no_controls(what, value)
     index = _index(ctx)
-    tag_key = tag.strip().lstrip("#").strip("/").lower() if tag else None
+    tag_key = normalize_tag(tag) if tag else None
     folder_rel = None
     if folder and folder.strip().strip("/"):
         try:
-            target = resolve_inside(index.root, folder.strip().strip("/"))
+            folder_rel = index.folder(folder.strip().strip("/"))
         except VaultError as exc:
             raise ModelRetry(str(exc)) from exc
-        if not target.is_dir():
+        if folder_rel is None:
             return ToolResult.empty(f"No folder {folder!r} in the vault.")
-        folder_rel = relative(index.root, target) if target != index.root else None
+        folder_rel = folder_rel or None
     try:
         rows, total = index.notes(
             tag_key, folder_rel, (page - 1) * LIST_PAGE, LIST_PAGE, readable(ctx.deps)
@@ -135,13 +150,16 @@ def list_notes(
     )
 
 
-def read_note(ctx: RunContext[CoDeps], name: str) -> str:
-    """Read an Obsidian note, by path or title."""
+def read_note(ctx: ToolContext, name: str, whole: bool = False) -> str:
+    """Read an Obsidian note by path or title; Note#Heading or Note#^block reads only
+    that part (whole=True: all)."""
     index = _index(ctx)
-    rel, path = locate(index, name)
+    rel, path, subpath = locate(index, name)
     text = read_text(path)
     if text is None:
         raise ModelRetry(f"{rel} cannot be read as text.")
+    if subpath and not whole:
+        return _part(rel, text, subpath)
     if len(text) > MAX_READ_CHARS:
         return (
             f"{text[:MAX_READ_CHARS]}\n\n[{rel}: showing the first {MAX_READ_CHARS:,} of "
@@ -150,10 +168,34 @@ def read_note(ctx: RunContext[CoDeps], name: str) -> str:
     return text
 
 
-def note_links(ctx: RunContext[CoDeps], name: str) -> ToolResult:
+def _part(rel: str, text: str, subpath: str) -> str:
+    """The section or block ``subpath`` names, headed by a line saying which it is."""
+    from co_obsidian.parse import parse_note
+    from co_obsidian.sections import NoSuchPart, find
+
+    try:
+        part = find(text, parse_note(text, rel), subpath)
+    except NoSuchPart as exc:
+        raise ModelRetry(
+            f"{rel} has {exc}. Read the whole note with read_note({rel!r}, whole=True)."
+        ) from exc
+    what = (
+        f"section {part.label!r}" if part.kind == "heading" else f"block {part.label} ({part.kind})"
+    )
+    lines = f"lines {part.start + 1}–{part.end}"
+    body = part.text
+    if len(body) > MAX_READ_CHARS:
+        body = f"{body[:MAX_READ_CHARS]}\n[showing the first {MAX_READ_CHARS:,} characters]\n"
+    return (
+        f"[{rel}, {what}, {lines} of {part.total}; "
+        f"the whole note: read_note({rel!r}, whole=True)]\n{body}"
+    )
+
+
+def note_links(ctx: ToolContext, name: str) -> ToolResult:
     """The links of an Obsidian note, and the notes linking to it."""
     index = _index(ctx)
-    rel, _path = locate(index, name)
+    rel, _path, _subpath = locate(index, name)
     try:
         outgoing, back = index.links(rel, readable(ctx.deps))
     except VaultError as exc:
@@ -184,7 +226,7 @@ def note_links(ctx: RunContext[CoDeps], name: str) -> ToolResult:
     )
 
 
-def create_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
+def create_note(ctx: ToolContext, name: str, content: str) -> str:
     """Create a new Obsidian note (folder/Title) with markdown text."""
     index = _index(ctx)
     found = _resolved(index, name, for_create=True)
@@ -205,10 +247,15 @@ def create_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
     return f"Created {rel} ({len(content):,} characters)."
 
 
-def append_to_note(ctx: RunContext[CoDeps], name: str, content: str) -> str:
+def append_to_note(ctx: ToolContext, name: str, content: str) -> str:
     """Append markdown to the end of an existing Obsidian note."""
     index = _index(ctx)
-    rel, target = locate(index, name)
+    found = _resolved(index, name)
+    if not found.exists or found.path is None:
+        raise ModelRetry(
+            f"No note named {name!r}. Use search_notes or list_notes to find the right name."
+        )
+    rel, target = found.path, index.root / found.path
     current = read_text(target)
     if current is None:
         raise ModelRetry(f"{rel} is not a text note; not appending.")

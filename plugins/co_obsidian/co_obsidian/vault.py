@@ -47,6 +47,7 @@ class FileStat(NamedTuple):
     rel: str  # vault-relative posix path
     mtime_ns: int
     size: int
+    link: bool = False  # a symlink (to a note inside the vault)
 
 
 NOTE_SUFFIXES = (".md", ".MD", ".Md", ".mD")
@@ -101,7 +102,8 @@ def walk(
                 rel = prefix + name
                 note = name.endswith(NOTE_SUFFIXES)
                 try:
-                    if entry.is_symlink():
+                    link = entry.is_symlink()
+                    if link:
                         target = os.path.realpath(entry.path)
                         if not target.startswith(inside) or not os.path.exists(target):
                             continue  # points outside the vault, or nowhere
@@ -117,12 +119,12 @@ def walk(
                             attachments.append(rel)
                         continue
                     if not sizes:
-                        yield FileStat(rel, -1, -1)
+                        yield FileStat(rel, -1, -1, link)
                         continue
                     st = entry.stat()
                 except OSError:
                     continue
-                yield FileStat(rel, st.st_mtime_ns, st.st_size)
+                yield FileStat(rel, st.st_mtime_ns, st.st_size, link)
 
 
 def stat_note(root: Path, rel: str) -> FileStat | None:
@@ -132,7 +134,8 @@ def stat_note(root: Path, rel: str) -> FileStat | None:
         return None
     path = os.path.join(root, rel)
     try:
-        if os.path.islink(path):
+        link = os.path.islink(path)
+        if link:
             target = os.path.realpath(path)
             if not target.startswith(str(root) + os.sep):
                 return None
@@ -141,7 +144,7 @@ def stat_note(root: Path, rel: str) -> FileStat | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    return FileStat(rel, st.st_mtime_ns, st.st_size)
+    return FileStat(rel, st.st_mtime_ns, st.st_size, link)
 
 
 def resolve_inside(root: Path, name: str) -> Path:

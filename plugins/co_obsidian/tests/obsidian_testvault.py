@@ -5,6 +5,13 @@ linking note's folder, then the shortest path; ``[[a/b]]`` matches by path suffi
 any case, NFC = NFD, accents count; ``./`` and ``../`` relative to the linking note;
 ``[[#x]]`` is the note itself; aliases do not resolve links.
 
+The ``Syntax/`` notes and ``Crème/Brûlée.md`` hold the Markdown Obsidian reads in its
+own way, with the tags (``TAGS``), links and sections (``SECTIONS``) Obsidian sees in
+them, worked out by hand from its rules (docs/obsidian.md, *How notes are read*): tags
+only where a tag may start and never in code, math, HTML or comments; code the CommonMark
+way (longer fences, fences in callouts and lists, info strings); heading links that are
+not tags; block ids on paragraphs, list items, callouts and tables.
+
 Paths in the expectations are NFC; ``NFD_NAMES`` are written to disk decomposed (as
 macOS does), so tools report them decomposed and tests compare in NFC.
 """
@@ -14,7 +21,7 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
-NFD_NAMES = {"Café.md"}
+NFD_NAMES = {"Café.md", "Crème/Brûlée.md"}
 
 NOTES: dict[str, str] = {
     "Home.md": """---
@@ -69,6 +76,129 @@ Same folder: [[Plan]] and [[./Plan]] and [[Plan#Goals|goals]].
     "People/Robert.md": "---\naliases: Bob the Builder\n---\nRobert builds things.\n",
     "Upper Case.MD": "A note with an upper-case extension. [[Home]]\n",
     "v1.2 Release.md": "Release notes, see [[Upper Case]].\n",
+    "Syntax/Tags.md": """---
+Tags: [Work, "#project/alpha", 2024, a.b]
+---
+# Tags in text
+#start-of-line and mid sentence #Mixed_Case, then #mixed_case again.
+Nested: #area/topic, #Projekt/Über, #日本語/メモ, #проект/план and #🚀launch.
+Spaces: tab\t#after-tab, no-break\u00a0#after-nbsp, 全角\u3000#after-ideographic
+Ends at punctuation: #stop. #colon:rest #comma, #tn/#to #tl#tm
+Emphasis: _#emph_ and **#bold**
+Not tags: #123 #2024 (#paren) [#bracket] "#quoted" a#mid .#dot \\#escaped
+URLs: https://example.com/page#fragment, example.com/#frag and <https://x.y/#auto>
+#NoSpaceHeading
+""",
+    "Syntax/Code.md": """# Code the CommonMark way
+Prose #code-prose and a link to [[Home]].
+
+````markdown
+```
+#in-four-fence [[InFourFence]]
+```
+````
+
+```
+#in-fence
+```yaml
+#still-in-fence [[StillInFence]]
+```
+
+~~~python
+# comment #tilde-fence
+~~~
+
+> [!note] A callout with code
+> ```js
+> let x = "#in-callout-fence"; // [[InCalloutFence]]
+> ```
+> Text in the callout #callout-text
+
+- A list
+  > ```
+  > #in-list-quote-fence [[InListQuoteFence]]
+  > ```
+  - deeper #list-deep
+
+Indented:
+
+    #indented-code [[InIndentedCode]]
+
+Inline: `#inline-code`, `` #double ` tick [[InTicks]] ``, ``` ``#triple`` ``` and $#math$ and $$ #display $$.
+
+$$
+#math-block
+$$
+
+<div>
+#in-html [[InHtml]]
+</div>
+
+Comment %% #in-comment [[InComment]] %% then #after-comment.
+
+%%
+#in-block-comment
+
+[[InBlockComment]]
+%%
+
+Final #final-tag and [[Archive/Plan|the old plan]].
+""",
+    "Syntax/Sections.md": """---
+aliases: [Projects/Alpha, "Q1/Q2 review"]
+---
+# Sections
+See [[#Usage notes]], ![[#Usage notes]], [the anchor](#usage-notes), [[Sections#Step 1: Install]] and [[#^intro-list]].
+
+## Step 1: Install
+Run the installer. ^install-step
+
+- first item ^intro-list
+  - nested child
+- second item
+
+## Usage notes
+Use it daily.
+
+> [!tip] Remember
+> Save often.
+
+^tip-callout
+
+| Key | Value |
+|---|---|
+| a | [[Projects/Status\\|status]] |
+
+^the-table
+
+### Details
+More detail.
+
+Setext heading
+--------------
+Under setext.
+
+# Ελληνικά Σημειώσεις
+Κείμενο #ελληνικά.
+""",
+    "Syntax/Blocks.md": """# Blocks
+1. ordered first
+2. ordered second
+   continued ^ordered-two
+
+> Quote line one
+> quote line two ^quote-end
+
+Paragraph A
+still A ^para-a
+
+- outer
+  - inner item ^inner-id
+    - innermost
+
+From elsewhere: [[Syntax/Sections#^intro-list]]
+""",
+    "Crème/Brûlée.md": "Dessert notes #dessert/français\n",
 }
 
 ATTACHMENTS: dict[str, bytes] = {
@@ -147,6 +277,21 @@ LINKS: dict[str, list[tuple[str, str | None]]] = {
     "People/Robert.md": [],
     "Upper Case.MD": [("[[Home]]", "Home.md")],
     "v1.2 Release.md": [("[[Upper Case]]", "Upper Case.MD")],
+    "Syntax/Tags.md": [],
+    "Syntax/Code.md": [
+        ("[[Home]]", "Home.md"),
+        ("[[Archive/Plan|the old plan]]", "Archive/Plan.md"),
+    ],
+    "Syntax/Sections.md": [  # a heading or block of the note itself is a link to it
+        ("[[#Usage notes]]", "Syntax/Sections.md"),
+        ("![[#Usage notes]]", "Syntax/Sections.md"),
+        ("[the anchor](#usage-notes)", "Syntax/Sections.md"),
+        ("[[Sections#Step 1: Install]]", "Syntax/Sections.md"),
+        ("[[#^intro-list]]", "Syntax/Sections.md"),
+        ("[[Projects/Status\\|status]]", "Projects/Status.md"),
+    ],
+    "Syntax/Blocks.md": [("[[Syntax/Sections#^intro-list]]", "Syntax/Sections.md")],
+    "Crème/Brûlée.md": [],
 }
 
 # the notes whose links lead to each note (a note linking to itself is its own backlink)
@@ -155,6 +300,7 @@ BACKLINKS: dict[str, list[str]] = {
         "Archive/Index.md",
         "Home.md",
         "Projects/Status.md",
+        "Syntax/Code.md",
         "Upper Case.MD",
         "Ελληνικά/Σημειώσεις.md",
     ],
@@ -165,13 +311,14 @@ BACKLINKS: dict[str, list[str]] = {
         "Projects/Status Report.md",
         "Projects/Status.md",
     ],
-    "Projects/Status.md": ["Home.md", "Projects/Plan.md"],
+    "Projects/Status.md": ["Home.md", "Projects/Plan.md", "Syntax/Sections.md"],
     "Projects/Status Report.md": ["Home.md", "Projects/Status.md"],
     "Project/Draft.md": [],
     "Archive/Plan.md": [
         "Archive/Index.md",
         "Archive/Old/Plan.md",
         "Home.md",
+        "Syntax/Code.md",
         "日本語/様々なメモ.md",
     ],
     "Archive/Index.md": [],
@@ -192,7 +339,145 @@ BACKLINKS: dict[str, list[str]] = {
     "People/Robert.md": ["Home.md"],
     "Upper Case.MD": ["Home.md", "v1.2 Release.md"],
     "v1.2 Release.md": ["Home.md"],
+    "Syntax/Tags.md": [],
+    "Syntax/Code.md": [],
+    "Syntax/Sections.md": ["Syntax/Blocks.md", "Syntax/Sections.md"],
+    "Syntax/Blocks.md": [],
+    "Crème/Brûlée.md": [],
 }
+
+# the tags of every note that has any (as compared: lower case, no "#")
+TAGS: dict[str, list[str]] = {
+    "Syntax/Tags.md": [
+        *("work", "project/alpha"),  # front matter `Tags:`; 2024 and a.b are no tags
+        *("start-of-line", "mixed_case", "area/topic", "projekt/über", "日本語/メモ"),
+        *("проект/план", "🚀launch", "after-tab", "after-nbsp", "after-ideographic"),
+        *("stop", "colon", "comma", "tn", "to", "tl", "tm", "emph", "bold", "nospaceheading"),
+    ],
+    "Syntax/Code.md": ["code-prose", "callout-text", "list-deep", "after-comment", "final-tag"],
+    "Syntax/Sections.md": ["ελληνικά"],
+    "Crème/Brûlée.md": ["dessert/français"],
+}
+
+# words written as tags where Obsidian sees none (in code, links, URLs, comments, ...)
+NOT_TAGS = [
+    *("usage", "usage-notes", "step", "intro-list", "anchor", "home", "goals", "block"),
+    *("123", "2024", "paren", "bracket", "quoted", "mid", "dot", "escaped", "rest"),
+    *("fragment", "frag", "auto", "in-four-fence", "in-fence", "still-in-fence"),
+    *("tilde-fence", "in-callout-fence", "in-list-quote-fence", "indented-code"),
+    *("inline-code", "double", "triple", "math", "display", "math-block", "in-html"),
+    *("in-comment", "in-block-comment", "a.b"),
+]
+
+# (name as typed, the note, what read_note says it shows, the text it shows)
+SECTIONS: list[tuple[str, str, str, str]] = [
+    (
+        "Syntax/Sections#Step 1: Install",
+        "Syntax/Sections.md",
+        "section 'Step 1: Install'",
+        "## Step 1: Install\nRun the installer. ^install-step\n\n"
+        "- first item ^intro-list\n  - nested child\n- second item\n",
+    ),
+    (  # any case, without the colon a link cannot hold
+        "[[Sections#step 1 install]]",
+        "Syntax/Sections.md",
+        "section 'Step 1: Install'",
+        "## Step 1: Install\nRun the installer. ^install-step\n\n"
+        "- first item ^intro-list\n  - nested child\n- second item\n",
+    ),
+    (
+        "Sections#Usage notes",
+        "Syntax/Sections.md",
+        "section 'Usage notes'",
+        "## Usage notes\nUse it daily.\n\n> [!tip] Remember\n> Save often.\n\n^tip-callout\n\n"
+        "| Key | Value |\n|---|---|\n| a | [[Projects/Status\\|status]] |\n\n^the-table\n\n"
+        "### Details\nMore detail.\n",
+    ),
+    (  # a heading under a heading
+        "Sections#Usage notes#Details",
+        "Syntax/Sections.md",
+        "section 'Details'",
+        "### Details\nMore detail.\n",
+    ),
+    (
+        "Sections#Setext heading",
+        "Syntax/Sections.md",
+        "section 'Setext heading'",
+        "Setext heading\n--------------\nUnder setext.\n",
+    ),
+    (
+        "Sections#ελληνικά σημειώσεις",
+        "Syntax/Sections.md",
+        "section 'Ελληνικά Σημειώσεις'",
+        "# Ελληνικά Σημειώσεις\nΚείμενο #ελληνικά.\n",
+    ),
+    (  # an alias with a slash, and a section of that note
+        "Projects/Alpha#Details",
+        "Syntax/Sections.md",
+        "section 'Details'",
+        "### Details\nMore detail.\n",
+    ),
+    (
+        "Sections#^install-step",
+        "Syntax/Sections.md",
+        "block ^install-step (paragraph)",
+        "Run the installer. ^install-step\n",
+    ),
+    (
+        "[[Syntax/Sections#^intro-list|the list]]",
+        "Syntax/Sections.md",
+        "block ^intro-list (list item)",
+        "- first item ^intro-list\n  - nested child\n",
+    ),
+    (  # an id on a line of its own names the block before it
+        "![[Sections#^tip-callout]]",
+        "Syntax/Sections.md",
+        "block ^tip-callout (callout)",
+        "> [!tip] Remember\n> Save often.\n\n^tip-callout\n",
+    ),
+    (
+        "Sections#^the-table",
+        "Syntax/Sections.md",
+        "block ^the-table (table)",
+        "| Key | Value |\n|---|---|\n| a | [[Projects/Status\\|status]] |\n\n^the-table\n",
+    ),
+    (
+        "Syntax/Blocks#^ordered-two",
+        "Syntax/Blocks.md",
+        "block ^ordered-two (list item)",
+        "2. ordered second\n   continued ^ordered-two\n",
+    ),
+    (
+        "Blocks#^quote-end",
+        "Syntax/Blocks.md",
+        "block ^quote-end (blockquote)",
+        "> Quote line one\n> quote line two ^quote-end\n",
+    ),
+    (
+        "Blocks#^para-a",
+        "Syntax/Blocks.md",
+        "block ^para-a (paragraph)",
+        "Paragraph A\nstill A ^para-a\n",
+    ),
+    (
+        "Blocks#^inner-id",
+        "Syntax/Blocks.md",
+        "block ^inner-id (list item)",
+        "  - inner item ^inner-id\n    - innermost\n",
+    ),
+    (
+        "[[Projects/Plan#^block]]",
+        "Projects/Plan.md",
+        "block ^block (paragraph)",
+        "Back to [[Status]]. ^block\n",
+    ),
+    (
+        "Projects/Plan#Goals",
+        "Projects/Plan.md",
+        "section 'Goals'",
+        "## Goals\nBack to [[Status]]. ^block\n",
+    ),
+]
 
 
 def on_disk(rel: str) -> str:

@@ -8,6 +8,8 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,9 +34,17 @@ index.BATCH_NOTES = int(sys.argv[4])
 index.CLOSE_GRACE = float(sys.argv[5])
 vault = VaultIndex(Path(sys.argv[1]), Path(sys.argv[2]))
 hits, more = vault.search(parse_query("heron"), 0, 5)
-print(len(hits), more, vault.building())
+print(len(hits), more, vault.answered_by)
 vault.close()
 """
+
+
+def until(condition: Callable[[], bool]) -> None:
+    """Wait for something a background thread does (at most a minute)."""
+    deadline = time.monotonic() + 60
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert condition()
 
 
 def paths(result: ToolResult) -> list[str]:
@@ -81,14 +91,14 @@ def test_short_lived_processes_complete_the_index_between_them(
     db = tmp_path / "index.sqlite"
     counts = []
     for _ in range(6):  # each one builds at least one batch of 20 and keeps it
-        assert one_search(vault, db)[:2] == ["5", "True"]
+        assert one_search(vault, db) == ["5", "True", "rg"]
         counts.append(indexed(db))
         if counts[-1] == 120:
             break
     assert counts == sorted(set(counts)) and counts[0] >= 20, counts
     assert counts[-1] == 120
-    # the next one finds the index complete: it answers from it, nothing to build
-    assert one_search(vault, db) == ["5", "True", "False"]
+    # the next one finds the index complete: it answers from it at once
+    assert one_search(vault, db) == ["5", "True", "index"]
 
 
 def test_a_co_that_exits_mid_build_lets_it_finish_first(
@@ -109,11 +119,25 @@ def test_the_first_search_answers_before_the_vault_is_indexed(
     assert 10 <= indexed(db) < 300  # the process ended while the index was built behind
 
 
-def test_a_small_vault_is_indexed_before_the_first_answer(vault: Path, tmp_path: Path) -> None:
+def test_a_small_vault_is_answered_as_rg_does_and_indexed_behind(
+    vault: Path, tmp_path: Path, rg: None
+) -> None:
     heron_vault(vault, 50)
     db = tmp_path / "index.sqlite"
-    assert one_search(vault, db, sync_notes=200) == ["5", "True", "False"]
+    assert one_search(vault, db, sync_notes=200, grace=60) == ["5", "True", "rg"]
     assert indexed(db) == 50
+
+
+def test_a_restarted_co_answers_from_the_index_while_it_checks_for_changes(
+    vault: Path, tmp_path: Path, rg: None
+) -> None:
+    heron_vault(vault, 50)
+    db = tmp_path / "index.sqlite"
+    one_search(vault, db, grace=60)  # an earlier Co completed the index
+    assert indexed(db) == 50
+    write(vault, "late.md", "a heron that came while Co was off")
+    assert one_search(vault, db, grace=60) == ["5", "True", "index"]
+    assert indexed(db) == 51  # the check behind the answer indexed the new note
 
 
 def test_searches_use_the_index_as_soon_as_it_is_complete(
@@ -137,7 +161,8 @@ def test_searches_use_the_index_as_soon_as_it_is_complete(
 def test_the_write_ahead_log_is_folded_into_the_index(vault: Path, ctx, co_dirs: Path) -> None:
     for i in range(150):
         write(vault, f"n{i:03d}.md", f"note {i} " + "words and more words " * 200)
-    assert search_notes(ctx, "note").count == 10  # built, the index still open
+    assert search_notes(ctx, "note").count == 10
+    assert ctx.deps.resource(VAULT).index().count() == 150  # built, the index still open
     db = next((co_dirs.parent / "co-cache" / "obsidian").glob("*.sqlite"))
     wal = Path(f"{db}-wal")
     assert db.stat().st_size > 100_000
@@ -218,16 +243,51 @@ def test_searches_during_a_build_do_not_wait_for_it(
     writer.execute("BEGIN IMMEDIATE")  # another Co writing: the build waits for it
     try:
         ctx = make_ctx(vault)
-        first = search_notes(ctx, "heron", limit=50)  # rg answers, the build starts
+        # answered at once, from the index as an earlier Co left it, or by rg
+        first = search_notes(ctx, "heron", limit=50)
         vault_index = ctx.deps.resource(VAULT).index()
         builder = vault_index._builder
-        second = search_notes(ctx, "heron day 59")  # while the build waits
-        # answered without waiting for the build (which would have given up on the
-        # busy database after 5 s, and a new one would have started)
+        assert first.count >= 30
+        until(lambda: not vault_index._ready)  # the check found 30 new notes: too many
+        second = search_notes(ctx, "heron day 59")  # while the build waits for the writer
+        # answered by rg without waiting for the build (which would have given up on
+        # the busy database after 5 s, and a new one would have started)
+        assert vault_index.answered_by == "rg" and paths(second) == ["n0059.md"]
         assert vault_index._builder is builder and builder.is_alive()
-        assert first.count == 50 and paths(second) == ["n0059.md"]
     finally:
         writer.execute("ROLLBACK")
         writer.close()
     builder.join(timeout=60)
     assert vault_index.count() == 60
+
+
+def test_a_change_of_the_rules_is_seen_by_the_next_search_and_listing(
+    co_dirs: Path, vault: Path, tmp_path: Path
+) -> None:
+    """A turn of Co: the rules ask before reading Private/, so searches leave it out; the
+    user then allows it for the session, and the very next search and listing of the
+    same turn show it (the answers the index kept were for the rules before)."""
+    from co_core.testing import Approvals, make_app, run_turn, script_calls
+
+    write(vault, "Private/Diary.md", "the heron password")
+    for i in range(3):
+        write(vault, f"Inbox/n{i}.md", f"heron number {i}")
+    ask = [{"match": "obsidian:read:Private/**", "effect": "ask"}]
+    app = make_app({"obsidian": {"vault_path": str(vault)}, "policy": {"rules": ask}}, cwd=tmp_path)
+    turn = run_turn(
+        app,
+        "go",
+        script_calls(
+            ("list_notes", {}),  # waits for the index: the searches below come from it
+            ("search_notes", {"query": "heron"}),
+            ("read_note", {"name": "Private/Diary"}),  # asked: yes, for the session
+            ("search_notes", {"query": "heron"}),
+            ("list_notes", {}),
+            answer=lambda seen: "\n---\n".join(seen),
+        ),
+        approvals=Approvals(True, scope="session"),
+    )
+    listed, before, read, after, listed_after = turn.output.split("\n---\n")
+    assert "Private/" not in listed and "Private/" not in before
+    assert read == "the heron password"
+    assert "Private/Diary.md" in after and "Private/Diary.md" in listed_after

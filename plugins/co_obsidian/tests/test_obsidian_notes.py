@@ -100,9 +100,11 @@ def test_read_note_by_path_title_or_wikilink(vault: Path, ctx) -> None:
         "Big Plan",
         "big plan",
         "[[Big Plan|the plan]]",
-        "[[Big Plan#Plan]]",
     ):
         assert read_note(ctx, name) == text, name
+    # a heading after "#" reads that section; whole=True the whole note
+    assert read_note(ctx, "[[Big Plan#Plan]]").endswith("]\n# Plan\nDetails.\n")
+    assert read_note(ctx, "[[Big Plan#Plan]]", whole=True) == text
     with pytest.raises(ModelRetry, match="No note named 'Nope'"):
         read_note(ctx, "Nope")
 
@@ -200,7 +202,8 @@ def test_create_and_append_then_undo(vault: Path, make_ctx) -> None:
     append_to_note(ctx, "Log", "#fresh tag")
     assert list_notes(ctx, tag="fresh").count == 1
     report = ctx.deps.changes.undo()  # what /undo does
-    assert sorted(Path(p).name for p in report.restored) == ["Idea.md", "Log.md"]
+    assert [Path(p).name for p in report.removed] == ["Idea.md"]  # it was created
+    assert [Path(p).name for p in report.restored] == ["Log.md"]
     assert not created.exists()
     assert read_note(ctx, "Log") == "line one"
     assert search_notes(ctx, "quokka").count == 0

@@ -10,7 +10,7 @@ from co_obsidian import scan
 from co_obsidian.keys import VAULT
 from co_obsidian.tools import search_notes
 from obsidian_testvault import build, nfc
-from obsidian_vaults import write
+from obsidian_vaults import indexed, write
 
 from co_core import ToolResult
 
@@ -21,8 +21,8 @@ def paths(result: ToolResult) -> list[str]:
 
 SCRIPT_QUERIES = {
     # Greek: accents (tonos) optional, final sigma is sigma
-    "σημειωσεις": ["Home.md", "Ελληνικά/Σημειώσεις.md"],
-    "ΣΗΜΕΙΩΣΕΙΣ": ["Home.md", "Ελληνικά/Σημειώσεις.md"],
+    "σημειωσεις": ["Home.md", "Syntax/Sections.md", "Ελληνικά/Σημειώσεις.md"],
+    "ΣΗΜΕΙΩΣΕΙΣ": ["Home.md", "Syntax/Sections.md", "Ελληνικά/Σημειώσεις.md"],
     "ταξιδι": ["Ελληνικά/Σημειώσεις.md"],
     "ταξίδι": ["Ελληνικά/Σημειώσεις.md"],
     # Russian: ё and е are one letter in a search
@@ -84,7 +84,19 @@ def test_a_note_whose_alias_is_the_query_comes_first(vault: Path, ctx) -> None:
     write(vault, "Robert.md", f"---\naliases: [Bob the Builder]\n---\n{filler} bob the builder")
     for i in range(3):
         write(vault, f"n{i}.md", "# Bob the builder\nbob the builder, bob the builder")
+    indexed(ctx)
     assert paths(search_notes(ctx, "bob the builder"))[0] == "Robert.md"
+
+
+def test_a_note_named_as_the_query_comes_before_notes_with_it_as_an_alias(vault: Path, ctx) -> None:
+    for rel in ("a/Board.md", "b/Whiteboard.md", "c/Pinboard.md"):
+        write(vault, rel, "---\naliases: [Canvas]\n---\nA canvas of ideas.")
+    write(vault, "drawings/2024/Canvas.md", "# Canvas\nThe canvas itself.")
+    write(vault, "Malerei/Leinwand.md", "---\ntitle: Canvas\n---\nCanvas auf Deutsch.")
+    indexed(ctx)
+    found = paths(search_notes(ctx, "canvas"))
+    assert found[:2] == ["drawings/2024/Canvas.md", "Malerei/Leinwand.md"]  # name, title:
+    assert sorted(found[2:5]) == ["a/Board.md", "b/Whiteboard.md", "c/Pinboard.md"]
 
 
 def test_snippet_bold_marks_only_the_matches(vault: Path, ctx) -> None:

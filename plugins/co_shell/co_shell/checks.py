@@ -68,8 +68,24 @@ def _probe_with_docker_py(settings: Any) -> CheckResult:
         client.close()
 
 
+def _auto(shell: Any) -> CheckResult:
+    """``auto``: which backend it picks here, why not a better one, and that one's probe."""
+    from co_shell.sandbox.base import SandboxUnavailable
+    from co_shell.sandbox.choice import choose
+
+    try:
+        choice = choose(shell)
+    except SandboxUnavailable as exc:
+        return fail(str(exc))
+    result = _probe(choice.backend, shell)
+    note = f" ({choice.note})" if choice.note else ""
+    return CheckResult(result.state, f"auto chose {choice.backend}{note}: {result.detail}")
+
+
 def sandbox_check(settings: Any) -> CheckResult:
     shell = settings.section("shell")
+    if shell.sandbox == "auto":
+        return _auto(shell)
     result = _probe(shell.sandbox, shell)
     if result.state == "fail" and shell.fallback and shell.fallback != shell.sandbox:
         backup = _probe(shell.fallback, shell)

@@ -15,9 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps, ToolResult
+from co_core import ModelRetry, ToolContext, ToolResult
 from co_shell import pathsafe
 
 PAGE_SIZE = 200
@@ -42,14 +40,14 @@ REASONS = {
 }
 
 
-def _resolve(ctx: RunContext[CoDeps], path: str, *, write: bool = False) -> Path:
+def _resolve(ctx: ToolContext, path: str, *, write: bool = False) -> Path:
     try:
         return pathsafe.resolve(ctx.deps.workspace, path, write=write)
     except pathsafe.PathRefused as exc:
         raise ModelRetry(str(exc)) from exc
 
 
-def _shown(ctx: RunContext[CoDeps], real: Path) -> str:
+def _shown(ctx: ToolContext, real: Path) -> str:
     """How a resolved path is named in messages: relative to the workspace."""
     return pathsafe.relative(ctx.deps.workspace, real)
 
@@ -112,7 +110,7 @@ def _entries(root: Path, folder: Path, recursive: bool) -> list[str]:
 
 
 def list_files(
-    ctx: RunContext[CoDeps], path: str = ".", recursive: bool = False, page: int = 1
+    ctx: ToolContext, path: str = ".", recursive: bool = False, page: int = 1
 ) -> ToolResult:
     """List the files and folders in the workspace.
 
@@ -143,9 +141,7 @@ def list_files(
     )
 
 
-def read_file(
-    ctx: RunContext[CoDeps], path: str, start_line: int = 1, end_line: int | None = None
-) -> str:
+def read_file(ctx: ToolContext, path: str, start_line: int = 1, end_line: int | None = None) -> str:
     """Read a text file of the workspace (lines start_line to end_line)."""
     real = _resolve(ctx, path)
     shown = _shown(ctx, real)
@@ -248,7 +244,7 @@ def _replaceable(root: Path, real: Path, shown: str) -> None:
         )
 
 
-def write_file(ctx: RunContext[CoDeps], path: str, content: str) -> str:
+def write_file(ctx: ToolContext, path: str, content: str) -> str:
     """Create or overwrite a file in the workspace."""
     real = _resolve(ctx, path, write=True)
     shown = _shown(ctx, real)
@@ -264,7 +260,7 @@ def write_file(ctx: RunContext[CoDeps], path: str, content: str) -> str:
     return f"wrote {len(content.encode())} bytes to {shown}"
 
 
-def edit_file(ctx: RunContext[CoDeps], path: str, search: str, replace: str) -> str:
+def edit_file(ctx: ToolContext, path: str, search: str, replace: str) -> str:
     """Replace text in a workspace file (search must occur exactly once)."""
     real = _resolve(ctx, path, write=True)
     shown = _shown(ctx, real)

@@ -1,7 +1,8 @@
 """Workspace paths the model gives us, made safe.
 
 A path is resolved with every symlink followed and refused when it ends up outside the
-workspace; writes into ``.git/`` and ``.co/`` are refused. Reading and writing then walk
+workspace; writes into ``.git/`` and ``.co/`` are refused, and into what git on the host
+would run (a ``core.hooksPath`` folder, a script a git config names: ``sandbox.gitexec``). Reading and writing then walk
 the resolved path again from the workspace with ``O_NOFOLLOW`` at every step, so a
 symlink swapped in after the check makes the call fail instead of escaping. Writes go
 to a temporary file renamed into place (never through a symlink). Only regular files are
@@ -75,7 +76,26 @@ def resolve(workspace: Path, path: str, *, write: bool = False) -> Path:
         protected = [part for part in rel.parts if part in PROTECTED]
         if protected:  # at any depth: a nested repository's .git is just as precious
             raise PathRefused(f"writing inside {protected[0]}/ is not allowed")
+        ran_by_git = _run_by_git(root, str(rel))
+        if ran_by_git:
+            raise PathRefused(
+                f"writing {str(rel)!r} is not allowed: git on the user's machine runs what is "
+                f"in {ran_by_git!r} (a hooks folder or a script its configuration names); "
+                "ask the user to change it"
+            )
     return real
+
+
+def _run_by_git(root: Path, rel: str) -> str | None:
+    """The protected path (see ``sandbox.gitexec``) that ``rel`` is or lies in, if any:
+    the file tools keep out of what git would run, as the sandboxes do."""
+    from co_shell.sandbox import gitexec
+
+    found = gitexec.survey(root)
+    for path in sorted(found.protect | found.watch):
+        if rel == path or rel.startswith(path + "/"):
+            return path
+    return None
 
 
 def relative(workspace: Path, real: Path) -> str:

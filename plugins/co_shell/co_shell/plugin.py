@@ -30,10 +30,16 @@ def register_settings(register: SettingsRegister) -> None:
 
 @hookimpl
 def register_tools(register: ToolRegister) -> None:
-    # Keys name what a call will touch: resolved paths, a hash of the Python that runs.
+    # Keys name what a call will touch: resolved paths, a hash of the Python that runs, the
+    # shell command as Co spells it (and runs it).
     read, write = "co_shell.targets:reading", "co_shell.targets:writing"
     shell, files = "co_shell.shell_tools", "co_shell.file_tools"
-    register(f"{shell}:run_shell_command", risk="exec", permission="shell:exec:{cmd}")
+    register(
+        f"{shell}:run_shell_command",
+        risk="exec",
+        permission="shell:exec:{cmd}",
+        resolve="co_shell.targets:shell",
+    )
     register(
         f"{shell}:run_python",
         risk="exec",
@@ -46,12 +52,13 @@ def register_tools(register: ToolRegister) -> None:
     register(f"{files}:edit_file", risk="write", permission="fs:write:{path}", resolve=write)
 
 
-def sandbox_factory(settings: Any, deps: Any) -> Any:
-    """Build the configured sandbox for this run's workspace (closed when Co exits)."""
-    from co_shell.sandbox import make_sandbox
+def sandbox_factory(deps: Any) -> Any:
+    """The workspace's sandbox, following the ``shell`` settings as they change (built
+    on first use, closed when Co exits)."""
+    from co_shell.sandbox import SandboxSwitch
     from co_shell.settings import ShellSettings
 
-    return make_sandbox(settings.section(ShellSettings), deps.workspace, deps.warn)
+    return SandboxSwitch(lambda: deps.section(ShellSettings), deps.workspace, deps.warn)
 
 
 @hookimpl
@@ -97,6 +104,10 @@ def _backend_missing(backend: str) -> str | None:
         return "Docker is not running here"
     if backend == "bubblewrap":
         return None if shutil.which("bwrap") else "bubblewrap is not installed"
+    if backend == "auto":
+        if _backend_missing("docker") is None or _backend_missing("bubblewrap") is None:
+            return None
+        return "no sandbox here (neither Docker nor bubblewrap)"
     return None
 
 
@@ -110,7 +121,9 @@ def plugin_ready(settings: Settings) -> dict[str, str] | None:
     if problem is None or (shell.fallback and _backend_missing(shell.fallback) is None):
         return None
     other = "bubblewrap" if shell.sandbox == "docker" else "docker"
-    if _backend_missing(other) is None:
+    if shell.sandbox == "auto":
+        line = f"{problem}: install bubblewrap (`apt install bubblewrap`) or start Docker"
+    elif _backend_missing(other) is None:
         line = f"{problem}: run `co config set shell.sandbox {other}`"
     else:
         line = (

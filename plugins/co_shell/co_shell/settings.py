@@ -10,8 +10,11 @@ Backend = Literal["docker", "bubblewrap", "none"]
 
 
 class ShellSettings(SectionModel):
-    sandbox: Backend = setting(
-        "docker", env="CO_SHELL_SANDBOX", help="docker, bubblewrap, or none (runs on the host!)"
+    sandbox: Literal["auto", "docker", "bubblewrap", "none"] = setting(
+        "auto",
+        env="CO_SHELL_SANDBOX",
+        help="auto (Docker with its image here, else bubblewrap), docker, bubblewrap, "
+        "or none (runs on the host!)",
     )
     fallback: Backend | None = setting(
         None, help="backend to use when the chosen one is unavailable"
@@ -29,6 +32,11 @@ class ShellSettings(SectionModel):
     )
     keep_container: bool = setting(
         True, help="leave the Docker container running on exit for reuse"
+    )
+    python_workspace_imports: bool = setting(
+        False,
+        help="let run_python import modules from the workspace (the script's folder, or the "
+        "workspace for a snippet); the approval then does not cover what they run",
     )
     track_shell_changes: bool = setting(
         True,

@@ -12,10 +12,8 @@ import os
 import shlex
 from contextlib import nullcontext
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps, span
-from co_shell import pathsafe
+from co_core import ModelRetry, ToolContext, span
+from co_shell import pathsafe, python_run
 from co_shell.keys import SANDBOX
 from co_shell.sandbox import CommandResult, SandboxError, check
 from co_shell.sandbox.base import SHELL
@@ -35,8 +33,10 @@ def _show(result: CommandResult) -> str:
     return result.output.rstrip() or "(no output)"
 
 
-def run_in_sandbox(ctx: RunContext[CoDeps], argv: list[str]) -> str:
-    """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry."""
+def run_in_sandbox(ctx: ToolContext, argv: list[str], shown: str | None = None) -> str:
+    """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry.
+
+    ``shown`` is the command as traces name it (default: argv joined)."""
     sandbox = ctx.deps.resource(SANDBOX)
     settings = ctx.deps.section(ShellSettings)
     sandbox.prepare()  # e.g. a new container's placeholders for .git/.co are not a change
@@ -49,7 +49,9 @@ def run_in_sandbox(ctx: RunContext[CoDeps], argv: list[str]) -> str:
     )
     with watching:
         # the command is content: kept in traces only when the user opted in
-        with span("co.sandbox.exec", backend=backend, content={"command": shlex.join(argv)}) as s:
+        with span(
+            "co.sandbox.exec", backend=backend, content={"command": shown or shlex.join(argv)}
+        ) as s:
             result = sandbox.run(argv, settings.timeout)
             s.set(exit_code=result.exit_code, timed_out=result.timed_out)
             if result.exit_code or result.timed_out:
@@ -61,7 +63,7 @@ def run_in_sandbox(ctx: RunContext[CoDeps], argv: list[str]) -> str:
     return _show(result)
 
 
-def run_shell_command(ctx: RunContext[CoDeps], cmd: str) -> str:
+def run_shell_command(ctx: ToolContext, cmd: str) -> str:
     """Run a bash command in the sandboxed workspace; returns its output."""
     if not cmd.strip():
         raise ModelRetry("cmd is empty; give a shell command such as 'ls -la'")
@@ -69,7 +71,7 @@ def run_shell_command(ctx: RunContext[CoDeps], cmd: str) -> str:
 
 
 def run_python(
-    ctx: RunContext[CoDeps],
+    ctx: ToolContext,
     code: str | None = None,
     path: str | None = None,
     args: list[str] | None = None,
@@ -77,20 +79,35 @@ def run_python(
     """Run Python in the sandbox: code, or a workspace script (path).
 
     Args:
+        code: a snippet; the value of its last line is printed, as in the Python shell.
         args: the script's arguments.
     """
-    if (code is None) == (path is None):
-        raise ModelRetry("give either code (a snippet) or path (a .py file), not both")
-    if code is not None:
-        return run_in_sandbox(ctx, ["python3", "-c", code, *(args or [])])
+    # With a path, Co's resolver (targets.python) hands over the script's content as
+    # ``code``: the bytes that were hashed for the approval run, the file is not read again.
+    imports = ctx.deps.section(ShellSettings).python_workspace_imports
+    if path is None:
+        if code is None:
+            raise ModelRetry("give either code (a snippet) or path (a .py file), not both")
+        try:
+            argv = python_run.snippet(code, args or [], workspace_imports=imports)
+        except python_run.CodeRefused as exc:
+            raise ModelRetry(str(exc)) from exc
+        return run_in_sandbox(ctx, argv, shlex.join(["python3", "-c", code, *(args or [])]))
     try:
-        real = pathsafe.resolve(ctx.deps.workspace, path or "")
+        real = pathsafe.resolve(ctx.deps.workspace, path)
     except pathsafe.PathRefused as exc:
         raise ModelRetry(str(exc)) from exc
     shown = pathsafe.relative(ctx.deps.workspace, real)
-    if os.path.isdir(real):
-        raise ModelRetry(f"{shown!r} is a folder; give a .py file in it")
-    if not os.path.isfile(real):
-        raise ModelRetry(f"no file {shown!r} in the workspace; list_files shows what exists")
-    # "./" so that a script named like an option ("-c") is still run as a file
-    return run_in_sandbox(ctx, ["python3", os.path.join(".", shown), *(args or [])])
+    if code is None:  # called without the resolver: read once, run what was read
+        if os.path.isdir(real):
+            raise ModelRetry(f"{shown!r} is a folder; give a .py file in it")
+        if not os.path.isfile(real):
+            raise ModelRetry(f"no file {shown!r} in the workspace; list_files shows what exists")
+        code = pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8", errors="replace")
+    # "./" so that a script named like an option ("-c") is still a path in argv[0]
+    script = os.path.join(".", shown)
+    try:
+        argv = python_run.script(code, script, args or [], workspace_imports=imports)
+    except python_run.CodeRefused as exc:
+        raise ModelRetry(str(exc)) from exc
+    return run_in_sandbox(ctx, argv, shlex.join(["python3", script, *(args or [])]))

@@ -19,11 +19,13 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-TAG = "co-sandbox-test:3"
+TAG = "co-sandbox-test:4"
 BUSYBOX = "/bin/busybox"
 PYTHON = "/usr/bin/python3"
 SHELLS = {"sh": "/usr/bin/dash", "bash": "/usr/bin/bash"}  # name in the image: host binary
-TOOLS = {"nohup": "/usr/bin/nohup"}  # what Debian's busybox-static leaves out
+# What Debian's busybox-static leaves out; strace traces what a command really runs (the
+# differential tests).
+TOOLS = {"nohup": "/usr/bin/nohup", "strace": "/usr/bin/strace"}
 LOCALE = "/usr/lib/locale/C.utf8"  # LANG=C.UTF-8 in the sandbox: bash warns without it
 SKIP = {"test", "__pycache__", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 
@@ -53,7 +55,7 @@ def assemble(root: Path) -> None:
     if not all(os.path.exists(path) for path in needed):
         raise RuntimeError(
             f"building {TAG} needs {', '.join(needed)} "
-            "(apt install busybox-static python3 dash bash coreutils locales)"
+            "(apt install busybox-static python3 dash bash coreutils locales strace)"
         )
     for folder in ("usr/bin", "usr/lib", "usr/lib64", "etc", "tmp", "workspace", "proc", "dev"):
         (root / folder).mkdir(parents=True, exist_ok=True)

@@ -126,6 +126,35 @@ def run_agent(deps: Any, calls: list[tuple[str, dict[str, Any]]], tools: list[An
     return seen
 
 
+def sandbox_settings(backend: str, **shell: Any) -> dict[str, Any]:
+    """The ``shell`` section for ``backend`` (skipped with the reason if it cannot run here)."""
+    image = require_backend(backend)
+    values: dict[str, Any] = {"sandbox": backend, "keep_container": False, "timeout": 20}
+    if image:
+        values["image"] = image
+    return {**values, **shell}
+
+
+def sandbox_deps(backend: str, workspace: Path, **shell: Any) -> Any:
+    """Deps whose sandbox is ``backend``."""
+    from co_core.testing import make_deps
+
+    return make_deps({"shell": sandbox_settings(backend, **shell)}, workspace=workspace)
+
+
+def shell_output(deps: Any, cmd: str) -> str:
+    """What the model is told when it runs ``cmd``: the output, or the failure with it."""
+    from types import SimpleNamespace
+
+    from co_shell import shell_tools
+    from pydantic_ai import ModelRetry
+
+    try:
+        return shell_tools.run_shell_command(SimpleNamespace(deps=deps), cmd)
+    except ModelRetry as exc:
+        return str(exc)
+
+
 def fixture_workspace() -> Iterator[Path]:
     folder = make_workspace()
     yield folder

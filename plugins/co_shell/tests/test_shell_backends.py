@@ -25,6 +25,31 @@ def workspace() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+# -- what one command leaves for the next -------------------------------------------------------
+
+# A Python user-site .pth file under HOME (/tmp) runs its import line in every later python3.
+PLANT_PTH = (
+    "d=$(python3 -c 'import site; print(site.getusersitepackages())') && mkdir -p \"$d\" && "
+    "echo \"import os; open('/workspace/OWNED', 'w')\" > \"$d/planted.pth\" && "
+    "mkdir -p /tmp/.config/git && echo '[core]' > /tmp/.gitconfig"
+)
+
+
+@pytest.mark.parametrize("backend", ["docker", "bubblewrap"])
+def test_each_command_starts_with_an_empty_tmp_and_home(backend: str, workspace: Path) -> None:
+    """What a command leaves in /tmp (the commands' HOME: ~/.gitconfig, ~/.config, Python's
+    user site) cannot change what a later command runs: each starts with an empty /tmp."""
+    sandbox = sandbox_for(backend, workspace, require_backend(backend))
+    try:
+        planted = sandbox.run(["bash", "-c", PLANT_PTH])
+        assert planted.exit_code == 0, planted.output
+        assert sandbox.run(["ls", "-A", "/tmp"]).output == ""
+        assert sandbox.run(["python3", "-c", "pass"]).exit_code == 0
+        assert not (workspace / "OWNED").exists()
+    finally:
+        sandbox.close()
+
+
 # -- docker lifecycle ---------------------------------------------------------------------------
 
 
@@ -36,7 +61,7 @@ def test_docker_reuses_one_container_per_workspace(workspace: Path) -> None:
     first.close()  # keep_container: left running for reuse
     second = sandbox_for("docker", workspace, image, keep_container=False)
     assert second.container().id == container_id
-    assert second.run(["cat", "/tmp/marker"]).output == "one\n"  # same container, same /tmp
+    assert second.run(["ls", "-A", "/tmp"]).output == ""  # same container, but /tmp emptied
     second.close()  # removed this time
     import docker
 

@@ -64,3 +64,19 @@ def test_no_backend_at_all_says_what_to_install(co_dirs: Path) -> None:
 def test_no_sandbox_by_choice_is_ready(co_dirs: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     assert row({"shell": {"sandbox": "none"}}).state == "ok"
+
+
+@pytest.mark.usefixtures("empty_path")
+def test_auto_with_no_backend_holds_commands_back_and_says_what_to_install(co_dirs: Path) -> None:
+    found = row({"shell": {"sandbox": "auto"}})
+    assert found.state == "warn"
+    assert found.detail.startswith("4 of 6 offered; not run_shell_command, run_python:")
+    assert "no sandbox here (neither Docker nor bubblewrap): install bubblewrap" in found.detail
+
+
+def test_auto_with_either_backend_offers_commands(
+    co_dirs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    monkeypatch.setenv("DOCKER_HOST", "unix:///somewhere/docker.sock")
+    assert row({"shell": {"sandbox": "auto"}}).state == "ok"

@@ -205,6 +205,13 @@ def test_run_python_snippet_and_script(deps: Any, workspace: Path) -> None:
     (workspace / "tool.py").write_text("import sys\nprint('args', sys.argv[1:])\n")
     chown_tree(workspace)
     assert shell_tools.run_python(ctx(deps), code="print(6 * 7)") == "42"
+    # the last line's value is shown, as in the Python shell (a copied "7919 * 104729")
+    assert shell_tools.run_python(ctx(deps), code="7919 * 104729") == "829348951"
+    assert shell_tools.run_python(ctx(deps), code="x = 2\nx ** 10") == "1024"
+    assert shell_tools.run_python(ctx(deps), code="import sys; sys.argv", args=["a"]) == (
+        "['-c', 'a']"
+    )
+    assert shell_tools.run_python(ctx(deps), code="x = 1") == "(no output)"
     assert shell_tools.run_python(ctx(deps), path="tool.py", args=["x"]) == "args ['x']"
     with pytest.raises(ModelRetry, match="outside the workspace"):
         shell_tools.run_python(ctx(deps), path="../../etc/passwd")
@@ -212,6 +219,15 @@ def test_run_python_snippet_and_script(deps: Any, workspace: Path) -> None:
         shell_tools.run_python(ctx(deps))
     with pytest.raises(ModelRetry, match="exited with code 1"):
         shell_tools.run_python(ctx(deps), code="raise SystemExit('bad input')")
+    # an error reads as plain Python's would: the user's line, not Co's bootstrap
+    (workspace / "fails.py").write_text("x = 1\nraise ValueError('no x')\n")
+    chown_tree(workspace)
+    for kind in ({"code": "x = 1\n[][0]"}, {"path": "fails.py"}):
+        with pytest.raises(ModelRetry) as failed:
+            shell_tools.run_python(ctx(deps), **kind)  # type: ignore[arg-type]
+        said = str(failed.value)
+        assert "Error" in said and "line 2, in <module>" in said
+        assert "_co_run" not in said and "NameError" not in said
 
 
 # -- undo across tools ----------------------------------------------------------------------------

@@ -13,12 +13,12 @@ already have posted.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from co_slack.errors import AUTH_ERRORS, SlackProblem, problem
+from co_slack.identity import Target, handle_of
 from co_slack.settings import SlackSettings
 from co_slack.token import TokenError, require
 
@@ -27,20 +27,12 @@ if TYPE_CHECKING:
 
     from co_core import Settings
 
-CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{6,}$")
-USER_ID = re.compile(r"^[UW][A-Z0-9]{6,}$")
-LINK = re.compile(r"^<([#@])([A-Z0-9]+)(?:\|([^>]*))?>$")
 ALL_TYPES = "public_channel,private_channel"
 PUBLIC_ONLY = "public_channel"
 MAX_NAME_PAGES = 50
 NAME_PAGE_SIZE = 200  # Slack's advice: at most 200 per page
 NOT_RETRIED = ("chat.postMessage",)  # Slack may have acted before the connection dropped
 log = logging.getLogger("co_slack")
-
-
-def looks_like_id(text: str) -> bool:
-    """``C012AB3CD`` is an id; ``CUSTOMERS`` (no digit) is a name typed in capitals."""
-    return bool(CHANNEL_ID.match(text)) and any(ch.isdigit() for ch in text)
 
 
 def retry_after(response: Any) -> int | None:
@@ -165,7 +157,8 @@ class SlackConnection:
         self._client: WebClient | None = None
         self._user_client: WebClient | None = None
         self.user_names: dict[str, str] = {}  # id -> display name
-        self.handles: dict[str, str] = {}  # id -> handle (@name)
+        self.users: dict[str, dict[str, Any]] = {}  # id -> users.info's user
+        self.infos: dict[str, dict[str, Any]] = {}  # channel id -> conversations.info's
         self.people: list[dict[str, Any]] | None = None  # users.list, once
         self.channel_ids: dict[str, str] = {}  # name -> id
         self.channel_names: dict[str, str] = {}  # id -> "#name" or "@handle"
@@ -276,30 +269,16 @@ class SlackConnection:
         return [], False
 
     def remember(self, channel: dict[str, Any]) -> None:
+        """A listed channel: its name, id and details (a listing answers conversations.info)."""
         if channel.get("id") and channel.get("name"):
             self.channel_ids[str(channel["name"]).lower()] = channel["id"]
             self.channel_names[channel["id"]] = f"#{channel['name']}"
+            self.infos.setdefault(channel["id"], channel)
 
-    def channel_id(self, channel: str) -> str:
-        """The conversation id for what the model typed: a name (``general``, ``#General``,
-        ``GENERAL``), an id (``C012AB3CD``), Slack's ``<#C012AB3CD|general>``, or a person
-        (``@grace``, ``U012AB3CD``, ``<@U012AB3CD>``) for the bot's direct messages."""
-        text = channel.strip()
-        link = LINK.match(text)
-        if link:
-            kind, ident, name = link.groups()
-            if kind == "@":
-                return self.dm_id(ident)
-            if name:
-                self.remember({"id": ident, "name": name})
-            return ident
-        if text.startswith("@") or USER_ID.match(text):
-            return self.dm_id(self.user_id(text))
-        if not text.startswith("#") and looks_like_id(text):
-            return text
-        name = text.lstrip("#").lower()
+    def channel_named(self, name: str, about: str) -> str:
+        """The id of the channel called ``name`` (lower-case), from the channel list."""
         if not name:
-            raise problem("channel_not_found", {}, channel)
+            raise problem("channel_not_found", {}, about)
         if name in self.channel_ids:
             return self.channel_ids[name]
         cursor = ""
@@ -309,45 +288,33 @@ class SlackConnection:
                 return self.channel_ids[name]
             if not cursor:
                 break
-        raise problem("channel_not_found", {}, channel)
+        raise problem("channel_not_found", {}, about)
+
+    def conversation_info(self, channel_id: str, about: str) -> dict[str, Any]:
+        """conversations.info for an id, asked once per session. Without the scope to
+        ask, the id stands for its own name."""
+        known = self.infos.get(channel_id)
+        if known is None:
+            try:
+                data = self.call("conversations_info", about=about, channel=channel_id)
+                known = dict(data.get("channel") or {})
+            except SlackProblem as exc:
+                if exc.code != "missing_scope":
+                    raise
+                known = {"id": channel_id}
+            self.infos[channel_id] = known
+            self.remember(known)
+        return known
+
+    def conversation(self, target: Target) -> str:
+        """The id to read or post to: the channel's, or the bot's DM with the person."""
+        if target.kind == "channel":
+            self.channel_names.setdefault(target.id, target.label)
+            return target.id
+        return self.dm_id(target.id)
 
     def label(self, channel_id: str) -> str:
         return self.channel_names.get(channel_id, channel_id)
-
-    def canonical(self, channel: str) -> str:
-        """``#name`` (or ``@handle`` for a person) for what the model typed, as one key.
-
-        Names need no network call; an id is looked up once (conversations.info or
-        users.info) unless a listing already named it. If Slack cannot say, the text
-        comes back as typed.
-        """
-        text = channel.strip()
-        link = LINK.match(text)
-        if link:
-            kind, ident, name = link.groups()
-            if kind == "#" and name:
-                return f"#{name.lower()}"
-            text = ident if kind == "#" else f"<@{ident}>"
-        if text.startswith("<@") or USER_ID.match(text):
-            ident = text.strip("<@>").split("|")[0]
-            try:
-                return "@" + self.handle(ident)
-            except SlackProblem:
-                return text
-        if text.startswith("@"):
-            return "@" + text[1:].strip().lower()
-        if text.startswith("#") or not looks_like_id(text):
-            return "#" + text.lstrip("#").strip().lower()
-        if text not in self.channel_names:
-            try:
-                info = self.call("conversations_info", channel=text).get("channel") or {}
-            except SlackProblem:
-                return text
-            if info.get("is_im") and info.get("user"):
-                self.channel_names[text] = "@" + self.handle(str(info["user"]))
-            else:
-                self.remember(info)
-        return self.channel_names.get(text, text).lower()
 
     # -- people ------------------------------------------------------------------------
 
@@ -369,26 +336,23 @@ class SlackConnection:
             or user.get("name")
             or user_id
         )
-        self.handles[user_id] = str(user.get("name") or user_id)
+        self.users[user_id] = user
+
+    def user(self, user_id: str) -> dict[str, Any]:
+        """users.info's answer for a person, asked once per session ({} if Slack does
+        not say)."""
+        if user_id not in self.users:
+            found = self._user(user_id)
+            if not found:
+                return {}
+            self._learn(found)
+        return self.users[user_id]
 
     def user_name(self, user_id: str) -> str:
-        """A person's display name via users.info, asked once per user per session."""
-        if user_id not in self.user_names:
-            user = self._user(user_id)
-            if user:
-                self._learn(user)
-            else:
-                self.user_names[user_id] = user_id
+        """A person's display name, asked once per user per session."""
+        if user_id not in self.user_names and not self.user(user_id):
+            self.user_names[user_id] = user_id
         return self.user_names[user_id]
-
-    def handle(self, user_id: str) -> str:
-        """A person's handle (``grace``), asked once per user per session."""
-        if user_id not in self.handles:
-            user = self._user(user_id)
-            if not user:
-                raise problem("user_not_found", {}, user_id)
-            self._learn(user)
-        return self.handles[user_id]
 
     def everyone(self) -> list[dict[str, Any]]:
         """The workspace's people (users.list, all pages), listed once per session."""
@@ -406,35 +370,13 @@ class SlackConnection:
             self.people = people
         return self.people
 
-    def user_id(self, who: str) -> str:
-        """A user id for ``@grace``, ``grace``, ``Grace Hopper`` or an id."""
-        text = who.strip().removeprefix("<").removesuffix(">").removeprefix("@")
-        if USER_ID.match(text):
-            return text
-        wanted = text.lower()
-        for user in self.everyone():
-            profile = user.get("profile") or {}
-            names = {user.get("name"), user.get("real_name"), profile.get("display_name")}
-            if wanted in {str(n).lower() for n in names if n}:
-                return str(user["id"])
-        raise problem("user_not_found", {}, who)
-
     def dm_id(self, user_id: str) -> str:
         """The id of the bot's direct-message conversation with a person (opened if new)."""
         data = self.call("conversations_open", users=user_id)
         channel_id = str((data.get("channel") or {}).get("id", ""))
-        try:
-            self.channel_names[channel_id] = "@" + self.handle(user_id)
-        except SlackProblem:
-            self.channel_names[channel_id] = user_id
+        user = self.user(user_id)
+        self.channel_names[channel_id] = "@" + handle_of(user) if user else user_id
         return channel_id
-
-
-def canonical_channel(slack: SlackConnection, channel: str) -> str:
-    """What the model typed for a channel as ``#name`` (``@handle`` for a person): the
-    channel part of a permission key. ``general``, ``#General``, ``GENERAL`` and
-    ``<#C0123|general>`` need no network call; an id is looked up once per session."""
-    return slack.canonical(channel)
 
 
 def make_connection(settings: Settings) -> SlackConnection:

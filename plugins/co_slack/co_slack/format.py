@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+MAX_TEXT = 12_000  # chat.postMessage's limit for markdown_text
 MARKUP = re.compile(r"<([^<>]+)>")
 TS = re.compile(r"^\d{9,11}(\.\d{1,6})?$")
 DATE_TOKENS = re.compile(

@@ -32,19 +32,19 @@ def register_settings(register: SettingsRegister) -> None:
 @hookimpl
 def register_tools(register: ToolRegister) -> None:
     register("co_slack.tools:list_slack_channels", risk="read", permission="slack:list")
-    # Keys name the channel as #name however it was typed (co_slack.targets).
-    channel = "co_slack.targets:channel"
+    # Keys name a channel as #name and a person as @handle(USER_ID), however they were
+    # typed; the tool gets the id (co_slack.targets).
     register(
         "co_slack.tools:read_slack_channel",
         risk="read",
         permission="slack:read:{channel}",
-        resolve=channel,
+        resolve="co_slack.targets:read_target",
     )
     register(
         "co_slack.tools:post_slack_message",
         risk="send",
         permission="slack:post:{channel}",
-        resolve=channel,
+        resolve="co_slack.targets:post_target",
     )
     register("co_slack.tools:find_slack_user", risk="read", permission="slack:users")
     register("co_slack.tools:search_slack", risk="read", permission="slack:search")

@@ -11,20 +11,21 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps, ToolResult
+from co_core import ModelRetry, ToolContext, ToolResult
 from co_slack import format as fmt
-from co_slack.connection import USER_ID, SlackConnection
+from co_slack.connection import SlackConnection
 from co_slack.errors import SlackProblem, problem
+from co_slack.identity import USER_ID, resolve
 from co_slack.keys import SLACK
 
 MAX_HISTORY = 200
-MAX_TEXT = 12_000  # markdown_text's limit
+PAGE = 200  # Slack's advice for conversations.history/replies: at most 200 per page
+MAX_PAGES = 50
+MAX_TEXT = fmt.MAX_TEXT
 MAX_USERS = 10
 
 
-def _slack(ctx: RunContext[CoDeps]) -> SlackConnection:
+def _slack(ctx: ToolContext) -> SlackConnection:
     return ctx.deps.resource(SLACK)
 
 
@@ -36,7 +37,7 @@ def _retry_on_problem() -> Iterator[None]:
         raise ModelRetry(str(exc)) from None
 
 
-def list_slack_channels(ctx: RunContext[CoDeps], page: int = 1) -> ToolResult:
+def list_slack_channels(ctx: ToolContext, page: int = 1) -> ToolResult:
     """List the Slack channels the bot sees.
 
     Args:
@@ -77,8 +78,82 @@ def _oldest(value: str | None) -> str | None:
     return f"{moment.timestamp():.6f}"
 
 
+def _ts(ts: Any) -> tuple[int, int]:
+    """A Slack ts as (seconds, microseconds): exact, where a float would round."""
+    seconds, _, fraction = str(ts).partition(".")
+    try:
+        return int(seconds), int((fraction + "000000")[:6])
+    except ValueError:
+        return 0, 0
+
+
+def _messages(slack: SlackConnection, method: str, limit: int, **params: Any) -> Iterator[Any]:
+    """The messages of ``method``, page after page while the caller reads on: a page may
+    hold fewer messages than asked for (Slack caps some apps at 15), so ``next_cursor``
+    is followed (https://docs.slack.dev/apis/web-api/pagination)."""
+    cursor = ""
+    for _ in range(MAX_PAGES):
+        data = slack.call(method, limit=min(PAGE, limit), cursor=cursor or None, **params)
+        yield from data.get("messages") or []
+        cursor = str((data.get("response_metadata") or {}).get("next_cursor") or "")
+        if not cursor:
+            return
+
+
+def _latest(
+    slack: SlackConnection, about: str, channel_id: str, since: str | None, limit: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """The newest ``limit`` messages after ``since``, oldest first, and whether older ones
+    (after ``since``) exist.
+
+    Without ``oldest``/``latest`` Slack pages from the newest message back in time ("The
+    most recent messages in the time range are returned first"). Given ``oldest`` alone it
+    would instead return "those closest to oldest, allowing you to page forward"
+    (https://docs.slack.dev/reference/methods/conversations.history), the *first*
+    messages since then, so ``oldest`` is applied here while paging back, not sent.
+    """
+    floor = _ts(since) if since else None
+    found: list[dict[str, Any]] = []
+    pages = _messages(slack, "conversations_history", limit + 1, about=about, channel=channel_id)
+    for message in pages:
+        if floor is not None and _ts(message.get("ts")) <= floor:
+            break
+        found.append(message)
+        if len(found) > limit:
+            break
+    return list(reversed(found[:limit])), len(found) > limit
+
+
+def _thread(
+    slack: SlackConnection,
+    about: str,
+    channel_id: str,
+    thread_ts: str,
+    since: str | None,
+    limit: int,
+) -> tuple[list[dict[str, Any]], bool]:
+    """The thread's first ``limit`` messages (after ``since``), oldest first, and whether
+    later replies exist."""
+    found: dict[str, dict[str, Any]] = {}  # by ts: some pages repeat the first message
+    pages = _messages(
+        slack,
+        "conversations_replies",
+        limit + 1,
+        about=about,
+        channel=channel_id,
+        ts=thread_ts,
+        oldest=since,
+    )
+    for message in pages:
+        found.setdefault(str(message.get("ts")), message)
+        if len(found) > limit:
+            break
+    messages = list(found.values())
+    return messages[:limit], len(messages) > limit
+
+
 def read_slack_channel(
-    ctx: RunContext[CoDeps], channel: str, limit: int = 20, oldest: str = "", thread_ts: str = ""
+    ctx: ToolContext, channel: str, limit: int = 20, oldest: str = "", thread_ts: str = ""
 ) -> ToolResult:
     """Read the latest messages of a Slack channel or DM.
 
@@ -94,26 +169,11 @@ def read_slack_channel(
     thread_ts = thread_ts.strip()
     with _retry_on_problem():
         since = _oldest(oldest)
-        channel_id = slack.channel_id(channel)
+        channel_id = slack.conversation(resolve(slack, channel))
         if thread_ts:
-            data = slack.call(
-                "conversations_replies",
-                about=channel,
-                channel=channel_id,
-                ts=thread_ts,
-                limit=limit,
-                oldest=since,
-            )
-            messages = list(data.get("messages") or [])  # oldest first already
+            messages, has_more = _thread(slack, channel, channel_id, thread_ts, since, limit)
         else:
-            data = slack.call(
-                "conversations_history",
-                about=channel,
-                channel=channel_id,
-                limit=limit,
-                oldest=since,
-            )
-            messages = list(reversed(data.get("messages") or []))
+            messages, has_more = _latest(slack, channel, channel_id, since, limit)
         lines: list[str] = []
         for message in messages:
             lines += fmt.message_lines(message, slack.user_name, slack.label, bool(thread_ts))
@@ -121,11 +181,11 @@ def read_slack_channel(
     if not messages:
         after = f" after {oldest}" if since else ""
         return ToolResult.empty(f"No messages in {where}{after}.")
-    has_more = bool(data.get("has_more"))
     header = f"{where}: {len(messages)} message{'s' if len(messages) != 1 else ''}, oldest first"
     if has_more:
         which = "later replies" if thread_ts else "older ones"
-        header += f" ({which} exist: raise limit, up to {MAX_HISTORY})"
+        after = f" after {oldest}" if since else ""
+        header += f" ({which}{after} exist: raise limit, up to {MAX_HISTORY})"
     return ToolResult(
         display="\n".join([header, *lines]),
         count=len(messages),
@@ -134,9 +194,7 @@ def read_slack_channel(
     )
 
 
-def post_slack_message(
-    ctx: RunContext[CoDeps], channel: str, text: str, thread_ts: str = ""
-) -> str:
+def post_slack_message(ctx: ToolContext, channel: str, text: str, thread_ts: str = "") -> str:
     """Post a Slack message (Markdown) as the bot.
 
     Args:
@@ -149,7 +207,7 @@ def post_slack_message(
         raise ModelRetry(f"text is {len(text)} characters; Slack allows {MAX_TEXT}. Shorten it.")
     slack = _slack(ctx)
     with _retry_on_problem():
-        channel_id = slack.channel_id(channel)
+        channel_id = slack.conversation(resolve(slack, channel))
         try:
             posted = slack.call(
                 "chat_postMessage",
@@ -192,7 +250,7 @@ def _person_line(user: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def find_slack_user(ctx: RunContext[CoDeps], query: str) -> ToolResult:
+def find_slack_user(ctx: ToolContext, query: str) -> ToolResult:
     """Find Slack people by name, handle, email or id."""
     text = query.strip().removeprefix("@")
     if not text:
@@ -226,7 +284,7 @@ def find_slack_user(ctx: RunContext[CoDeps], query: str) -> ToolResult:
     return ToolResult(display="\n".join(lines), count=len(shown), has_more=more)
 
 
-def search_slack(ctx: RunContext[CoDeps], query: str, limit: int = 20) -> ToolResult:
+def search_slack(ctx: ToolContext, query: str, limit: int = 20) -> ToolResult:
     """Search Slack messages (needs a user token).
 
     Args:

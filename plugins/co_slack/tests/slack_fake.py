@@ -10,6 +10,13 @@ It is as strict as Slack where Co could get it wrong:
 - ``conversations.history``/``replies``/``info`` take channel ids only (a name is
   ``channel_not_found``); each conversation type needs its own scope (``channels:``,
   ``groups:``, ``im:``);
+- ``conversations.history`` pages as Slack documents it: "If there are more than 100
+  messages between the two timestamps then the messages returned are the ones closest to
+  latest ... If oldest is provided but not latest then the messages returned are those
+  closest to oldest, allowing you to page forward through history"; each page lists its
+  messages newest first, and a cursor continues in the same direction;
+- ``max_page`` caps every page, as Slack does for apps outside the Marketplace (15 since
+  2025), so a caller that does not follow ``next_cursor`` gets fewer messages than it asked;
 - ``conversations.list`` pages over every conversation *before* filtering out archived
   ones and other types, so a page may be short or even empty while a cursor follows
   (Slack documents this);
@@ -137,6 +144,7 @@ class FakeSlack:
     rate_limited: dict[str, int] = field(default_factory=dict)  # method -> 429s to send
     retry_after: int = 0
     drop_after: dict[str, int] = field(default_factory=dict)  # method -> answers to drop
+    max_page: int = 999  # the most items one page of history or replies holds
     _ts: int = 1700000100
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -309,19 +317,30 @@ class FakeSlack:
         channel = self._conversation(str(params.get("channel", "")), "history")
         if not channel["is_member"]:
             raise _Error("not_in_channel")
-        messages = self.history.get(channel["id"], [])
-        if params.get("oldest"):
-            try:
-                oldest = float(params["oldest"])
-            except ValueError:
-                raise _Error("invalid_ts_oldest") from None
-            messages = [m for m in messages if float(m["ts"]) > oldest]
-        limit = int(params.get("limit") or 100)
+        oldest = _ts(params, "oldest")
+        latest = _ts(params, "latest")
+        inclusive = _truthy(params.get("inclusive"))
+        newest_first = sorted(
+            (
+                m
+                for m in self.history.get(channel["id"], [])
+                if _within(float(m["ts"]), oldest, latest, inclusive)
+            ),
+            key=lambda m: float(m["ts"]),
+            reverse=True,
+        )
+        # Only `oldest`: the page closest to oldest, and the cursor pages forward in time.
+        forward = oldest is not None and latest is None
+        walk = list(reversed(newest_first)) if forward else newest_first
+        limit = min(int(params.get("limit") or 100), self.max_page)
+        start = _offset(params.get("cursor"))
+        chunk = walk[start : start + limit]
+        more = start + limit < len(walk)
         return {
-            "messages": messages[:limit],
-            "has_more": len(messages) > limit,
+            "messages": sorted(chunk, key=lambda m: float(m["ts"]), reverse=True),
+            "has_more": more,
             "pin_count": 0,
-            "response_metadata": {"next_cursor": ""},
+            "response_metadata": {"next_cursor": _cursor(start + limit) if more else ""},
         }
 
     def do_conversations_replies(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -332,8 +351,15 @@ class FakeSlack:
         parent = next((m for m in self.history.get(channel["id"], []) if m["ts"] == ts), None)
         if parent is None:
             raise _Error("thread_not_found")
-        thread = [parent, *self.threads.get((channel["id"], ts), [])]
-        limit = int(params.get("limit") or 1000)
+        oldest = _ts(params, "oldest")
+        latest = _ts(params, "latest")
+        inclusive = _truthy(params.get("inclusive"))
+        thread = [
+            m
+            for m in [parent, *self.threads.get((channel["id"], ts), [])]
+            if _within(float(m["ts"]), oldest, latest, inclusive)
+        ]
+        limit = min(int(params.get("limit") or 1000), self.max_page)
         start = _offset(params.get("cursor"))
         page = thread[start : start + limit]
         more = start + limit < len(thread)
@@ -481,6 +507,23 @@ def _missing(needed: str, scopes: set[str]) -> dict[str, Any]:
         "needed": needed,
         "provided": ",".join(sorted(scopes)),
     }
+
+
+def _ts(params: dict[str, Any], name: str) -> float | None:
+    value = params.get(name)
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise _Error(f"invalid_ts_{name}") from None
+
+
+def _within(ts: float, oldest: float | None, latest: float | None, inclusive: bool) -> bool:
+    """Slack's time range: both ends excluded unless ``inclusive``."""
+    if oldest is not None and (ts < oldest or (ts == oldest and not inclusive)):
+        return False
+    return latest is None or ts < latest or (ts == latest and inclusive)
 
 
 def _truthy(value: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from co_slack.errors import SlackProblem
 from co_slack.keys import SLACK
 from co_slack.tools import find_slack_user, post_slack_message, read_slack_channel, search_slack
 from pydantic_ai import ModelRetry
@@ -75,30 +76,47 @@ def test_a_bot_token_given_as_user_token_is_refused_clearly(make_ctx, fake, monk
 
 
 @pytest.mark.parametrize(
-    ("typed", "key"),
+    ("typed", "key", "arg"),
     [
-        ("general", "#general"),
-        ("#General", "#general"),
-        ("GENERAL", "#general"),
-        ("<#C0GENERAL1|general>", "#general"),
-        ("@Grace", "@grace"),
+        ("general", "#general", "#general(C0GENERAL1)"),
+        ("#General", "#general", "#general(C0GENERAL1)"),
+        ("GENERAL", "#general", "#general(C0GENERAL1)"),
+        ("C0GENERAL1", "#general", "#general(C0GENERAL1)"),
+        ("<#C0GENERAL1|general>", "#general", "#general(C0GENERAL1)"),
+        ("<#C0GENERAL1>", "#general", "#general(C0GENERAL1)"),
+        ("#general(C0GENERAL1)", "#general", "#general(C0GENERAL1)"),
+        ("@Grace", "@grace(U0GRACE001)", "@grace(U0GRACE001)"),
+        ("@Grace Hopper", "@grace(U0GRACE001)", "@grace(U0GRACE001)"),
+        ("U0GRACE001", "@grace(U0GRACE001)", "@grace(U0GRACE001)"),
+        ("<@U0GRACE001>", "@grace(U0GRACE001)", "@grace(U0GRACE001)"),
+        ("@grace(U0GRACE001)", "@grace(U0GRACE001)", "@grace(U0GRACE001)"),
     ],
 )
-def test_channel_keys_from_names_need_no_network(make_ctx, fake, typed, key):
-    from co_slack.connection import canonical_channel
+def test_every_way_of_naming_a_target_gives_one_key_and_the_id(make_ctx, typed, key, arg):
+    from co_slack.identity import resolve
+
+    target = resolve(make_ctx().deps.resource(SLACK), typed)
+    assert (target.key, target.arg) == (key, arg)
+
+
+def test_the_label_of_a_slack_link_is_not_trusted(make_ctx, fake):
+    """``<#C0RELEASE1|general>`` is #releases, whatever its label says: the key names
+    the channel the id is, and the post goes there."""
+    from co_slack.identity import resolve
 
     slack = make_ctx().deps.resource(SLACK)
-    assert canonical_channel(slack, typed) == key
-    assert fake.requests == []
+    assert resolve(slack, "<#C0RELEASE1|general>").key == "#releases"
+    assert resolve(slack, "#general(C0RELEASE1)").key == "#releases"
+    assert resolve(slack, "@ada(U0GRACE001)").key == "@grace(U0GRACE001)"
 
 
-def test_channel_keys_from_ids_are_looked_up_once(make_ctx, fake):
-    from co_slack.connection import canonical_channel
+def test_ids_are_looked_up_once_per_session(make_ctx, fake):
+    from co_slack.identity import resolve
 
     slack = make_ctx().deps.resource(SLACK)
-    assert canonical_channel(slack, "C0RELEASE1") == "#releases"
-    assert canonical_channel(slack, "<#C0RELEASE1>") == "#releases"
-    assert canonical_channel(slack, "U0GRACE001") == "@grace"
-    assert canonical_channel(slack, "<@U0GRACE001>") == "@grace"
+    for _ in range(2):
+        assert resolve(slack, "C0RELEASE1").key == "#releases"
+        assert resolve(slack, "U0GRACE001").key == "@grace(U0GRACE001)"
     assert [r.method for r in fake.requests] == ["conversations.info", "users.info"]
-    assert canonical_channel(slack, "C0NOPE0001") == "C0NOPE0001"  # Slack does not know it
+    with pytest.raises(SlackProblem, match="no channel"):
+        resolve(slack, "C0NOPE0001")  # neither an id nor a name Slack knows

@@ -59,15 +59,16 @@ def test_reading_a_channel_by_name_shows_people_and_threads(make_ctx, fake):
     assert fake.calls("conversations.history")[0].params["channel"] == "C0GENERAL1"
 
 
-def test_oldest_and_limit_reach_slack(make_ctx, fake):
+def test_oldest_and_limit(make_ctx, fake):
     ctx = make_ctx()
     newer = read_slack_channel(ctx, "C0GENERAL1", oldest="1700000015")
     assert newer.count == 2 and "Good morning" not in newer.display
+    assert not newer.has_more
 
     latest = read_slack_channel(ctx, "general", limit=1)
     assert latest.count == 1 and latest.has_more
+    assert "Thanks @grace" in latest.display  # the newest one
     assert "older ones exist" in latest.display
-    assert fake.calls("conversations.history")[-1].params["limit"] == "1"
 
 
 def test_oldest_as_an_iso_date(make_ctx, fake):
@@ -75,7 +76,71 @@ def test_oldest_as_an_iso_date(make_ctx, fake):
     assert read_slack_channel(ctx, "general", oldest="2000-01-01").count == 3
     since = read_slack_channel(ctx, "general", oldest="2023-11-14T22:13:35Z")
     assert since.count == 2 and "Good morning" not in since.display
-    assert fake.calls("conversations.history")[-1].params["oldest"] == "1700000015.000000"
+    at_oldest = read_slack_channel(ctx, "general", oldest="1700000010.000100")
+    assert at_oldest.count == 2  # a message at exactly `oldest` is not after it
+
+
+def _busy(fake, channel: str = "C0RANDOM01", count: int = 60, start: int = 1700100000) -> None:
+    """``count`` messages, one a minute after ``start``, and one from the week before."""
+    fake.history[channel] = [
+        {
+            "type": "message",
+            "user": "U0ADA00001",
+            "text": f"msg {n}",
+            "ts": f"{start + 60 * n}.000100",
+        }
+        for n in range(count, 0, -1)
+    ] + [{"type": "message", "user": "U0ADA00001", "text": "last week", "ts": "1699500000.000100"}]
+
+
+def test_since_monday_shows_the_latest_messages_not_mondays_first(make_ctx, fake):
+    """Slack answers `oldest` alone with the messages closest to it; "since Monday, 20"
+    in a busy channel must still be the 20 latest, with the older ones announced."""
+    _busy(fake)
+    result = read_slack_channel(make_ctx(), "random", limit=20, oldest="1700100000")
+    lines = result.display.splitlines()
+    assert result.count == 20 and result.has_more
+    assert "msg 60" in lines[-1] and "msg 41" in lines[1]  # oldest first, ending at the newest
+    assert "msg 40" not in result.display
+    assert "(older ones after 1700100000 exist: raise limit, up to 200)" in lines[0]
+
+
+def test_since_monday_with_room_for_all_says_nothing_is_missing(make_ctx, fake):
+    _busy(fake, count=12)
+    result = read_slack_channel(make_ctx(), "random", limit=20, oldest="1700100000")
+    assert result.count == 12 and not result.has_more and "last week" not in result.display
+
+
+def test_history_follows_the_cursor_when_slack_answers_in_short_pages(make_ctx, fake):
+    """Apps outside the Marketplace get at most 15 messages a call: Co pages for more."""
+    _busy(fake)
+    fake.max_page = 15
+    result = read_slack_channel(make_ctx(), "random", limit=40)
+    assert result.count == 40 and result.has_more
+    assert "msg 21" in result.display and "msg 20" not in result.display
+    calls = fake.calls("conversations.history")
+    assert len(calls) == 3 and "cursor" not in calls[0].params
+    assert calls[1].params["cursor"] and calls[2].params["cursor"]
+
+
+def test_a_long_thread_is_read_page_by_page_up_to_the_limit(make_ctx, fake):
+    fake.max_page = 7
+    key = ("C0GENERAL1", "1700000020.000200")
+    fake.threads[key] = [
+        {
+            "type": "message",
+            "user": "U0ADA00001",
+            "text": f"reply {n}",
+            "ts": f"{1700000020 + n}.000300",
+        }
+        for n in range(1, 31)
+    ]
+    result = read_slack_channel(make_ctx(), "general", limit=25, thread_ts="1700000020.000200")
+    assert result.count == 25 and result.has_more
+    assert "Release train leaves Friday" in result.display  # the thread's first message
+    assert "reply 24" in result.display and "reply 25" not in result.display
+    assert "(later replies exist" in result.display
+    assert len(fake.calls("conversations.replies")) == 4
 
 
 def test_a_bad_oldest_is_a_retry_before_anything_is_sent(make_ctx, fake):
@@ -194,3 +259,27 @@ def test_a_name_on_a_later_page_is_found_by_walking_the_cursor(make_ctx, fake):
     assert len(fake.calls("conversations.list")) == 3  # 200 + 200 + 55
     read_slack_channel(ctx, "#bulk-0449")
     assert len(fake.calls("conversations.list")) == 3  # remembered for the session
+
+
+@pytest.mark.parametrize("typed", ["GENERAL2024", "General2024", "#GENERAL2024", "C0GEN2024X"])
+def test_a_name_shaped_like_an_id_is_found_by_name(make_ctx, fake, typed):
+    """GENERAL2024 has the shape of an id (a type letter, capitals, digits): Slack does
+    not know it as one, so it is looked up as the channel #general2024."""
+    from slack_fake import _channel
+
+    fake.channels.append(_channel("C0GEN2024X", "general2024"))
+    fake.history["C0GEN2024X"] = [
+        {"type": "message", "user": "U0ADA00001", "text": "new year", "ts": "1700000001.000001"}
+    ]
+    result = read_slack_channel(make_ctx(), typed)
+    assert result.display.startswith("#general2024: 1 message") and "new year" in result.display
+    assert {c.params["channel"] for c in fake.calls("conversations.history")} == {"C0GEN2024X"}
+
+
+def test_a_user_shaped_channel_name_is_not_taken_for_a_person(make_ctx, fake):
+    from slack_fake import _channel
+
+    fake.channels.append(_channel("C0UPD20240", "updates2024"))
+    result = read_slack_channel(make_ctx(), "UPDATES2024")
+    assert result.count == 0 and "#updates2024" in result.display
+    assert fake.calls("conversations.open") == []

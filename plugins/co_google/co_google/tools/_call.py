@@ -5,20 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps
+from co_core import ModelRetry, ToolContext
 from co_google.auth import GoogleAuthProblem
 from co_google.keys import GOOGLE
 from co_google.services import GoogleApiError, GoogleServices
 
 
-def services(ctx: RunContext[CoDeps]) -> GoogleServices:
+def services(ctx: ToolContext) -> GoogleServices:
     return ctx.deps.resource(GOOGLE)
 
 
 def call(
-    ctx: RunContext[CoDeps],
+    ctx: ToolContext,
     api: str,
     make: Callable[[Any], Any],
     not_found: str | None = None,
@@ -35,7 +33,7 @@ def call(
         raise ModelRetry(str(exc)) from exc
 
 
-def call_many(ctx: RunContext[CoDeps], api: str, make: Callable[[Any], list[Any]]) -> list[Any]:
+def call_many(ctx: ToolContext, api: str, make: Callable[[Any], list[Any]]) -> list[Any]:
     """Build requests with ``make(client)`` and run them as one batch; errors become ModelRetry."""
     google = services(ctx)
     try:

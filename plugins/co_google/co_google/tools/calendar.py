@@ -5,21 +5,23 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps, ToolResult
+from co_core import ModelRetry, ToolContext, ToolResult
 from co_google.tools._call import call, call_many, cap, services
 from co_google.tools.gmail import html_to_text
 
 LIST_DAYS = 7
 SEARCH_DAYS = 30
 MAX_EVENTS = 100
+PAGE = 50  # events per Calendar request
 FORMAT_HINT = "Use YYYY-MM-DD (e.g. 2026-03-14), optionally with a time: 2026-03-14T09:30."
 EVENT_ID = re.compile(r"^[A-Za-z0-9_@.\-]{1,1100}$")
 WORK_HOURS = (9, 18)  # free slots are looked for on weekdays between these hours
@@ -77,7 +79,7 @@ def parse_when(text: str, zone: tzinfo, *, end: bool = False) -> datetime:
 
 
 def _window(
-    ctx: RunContext[CoDeps], start: str | None, end: str | None, days: int
+    ctx: ToolContext, start: str | None, end: str | None, days: int
 ) -> tuple[datetime, datetime, tzinfo]:
     zone = user_zone(services(ctx).section.time_zone)
     begin = (
@@ -111,7 +113,7 @@ def _when(event: dict[str, Any], zone: tzinfo) -> str:
     return text
 
 
-def _calendars(ctx: RunContext[CoDeps]) -> list[dict[str, Any]]:
+def _calendars(ctx: ToolContext) -> list[dict[str, Any]]:
     """The user's calendar list, asked once per session."""
     google = services(ctx)
     if google.calendars is None:
@@ -135,7 +137,7 @@ def _name(entry: dict[str, Any]) -> str:
     return str(entry.get("summaryOverride") or entry.get("summary") or entry.get("id"))
 
 
-def _chosen(ctx: RunContext[CoDeps], calendar: str) -> list[tuple[str, str]]:
+def _chosen(ctx: ToolContext, calendar: str) -> list[tuple[str, str]]:
     """(calendar id, name to show or "" for the primary) for ``calendar``, or every calendar
     the user shows in Google Calendar when it is empty."""
     wanted = calendar.strip().lower()
@@ -154,8 +156,34 @@ def _chosen(ctx: RunContext[CoDeps], calendar: str) -> list[tuple[str, str]]:
     ]
 
 
+@dataclass
+class _Feed:
+    """One calendar's events in start order, a page at a time (Calendar orders each
+    calendar's events by start with orderBy=startTime; a page may hold fewer events than
+    asked for, even none, while a nextPageToken follows)."""
+
+    calendar_id: str
+    shown: str
+    fetch: Callable[[str, str], Any]  # (calendar id, page token) -> events page
+    events: deque[dict[str, Any]] = field(default_factory=deque)
+    token: str | None = None
+
+    def take(self, page: Any) -> None:
+        if page is None:  # the calendar went away since it was listed
+            self.token = None
+            return
+        self.events.extend(e for e in page.get("items", []) if e.get("status") != "cancelled")
+        self.token = page.get("nextPageToken")
+
+    def head(self) -> dict[str, Any] | None:
+        """The next event, fetching pages while this calendar may still have one."""
+        while not self.events and self.token:
+            self.take(self.fetch(self.calendar_id, self.token))
+        return self.events[0] if self.events else None
+
+
 def _events(
-    ctx: RunContext[CoDeps],
+    ctx: ToolContext,
     begin: datetime,
     finish: datetime,
     zone: tzinfo,
@@ -172,7 +200,7 @@ def _events(
             "timeMax": finish.isoformat(),
             "singleEvents": True,
             "orderBy": "startTime",
-            "maxResults": 50,
+            "maxResults": PAGE,
             "pageToken": token,
         }
         if isinstance(zone, ZoneInfo):
@@ -181,48 +209,51 @@ def _events(
             found["q"] = query
         return found
 
+    def fetch(calendar_id: str, token: str) -> Any:
+        return call(ctx, "calendar", partial(_events_page, params=params(calendar_id, token)))
+
     if len(chosen) == 1:
         pages = [call(ctx, "calendar", lambda cal: cal.events().list(**params(chosen[0][0])))]
     else:  # every calendar's first page in one HTTP request
         pages = call_many(
             ctx, "calendar", lambda cal: [cal.events().list(**params(c)) for c, _n in chosen]
         )
-    events: list[tuple[dict[str, Any], str]] = []
-    more = False
-    for (calendar_id, shown), page in zip(chosen, pages, strict=True):
-        while page is not None:  # None: the calendar went away since it was listed
-            for event in page.get("items", []):
-                if event.get("status") != "cancelled":
-                    events.append((event, shown))
-                    google.event_calendars[str(event.get("id"))] = calendar_id
-            token = page.get("nextPageToken")
-            if not token:
-                break
-            if len(events) >= MAX_EVENTS:
-                more = True
-                break
-            page = call(
-                ctx,
-                "calendar",
-                partial(_events_page, params=params(calendar_id, token)),
-            )
+    feeds = [_Feed(calendar_id, shown, fetch) for calendar_id, shown in chosen]
+    for feed, page in zip(feeds, pages, strict=True):
+        feed.take(page)
+    # The calendars merged in start order; the cut applies to the merged order, so no
+    # calendar loses events from the middle of the range.
+    merged: list[tuple[dict[str, Any], str]] = []
+    while len(merged) < MAX_EVENTS:
+        heads = [(f, f.head()) for f in feeds]
+        ready = [(_start(event, zone), n, f) for n, (f, event) in enumerate(heads) if event]
+        if not ready:
+            break
+        _moment, _order, feed = min(ready, key=lambda item: (item[0], item[1]))
+        event = feed.events.popleft()
+        google.event_calendars[str(event.get("id"))] = feed.calendar_id
+        merged.append((event, feed.shown))
+    left = [f for f in feeds if f.head() is not None]
     span = f"{begin:%Y-%m-%d} to {(finish - timedelta(seconds=1)):%Y-%m-%d}"
-    if not events:
+    if not merged:
         what = f"matching {query!r} " if query else ""
         return ToolResult.empty(f"No events {what}from {span}.")
-    events.sort(key=lambda pair: _start(pair[0], zone))
-    shown_events = events[:MAX_EVENTS]
     lines = [f"Events {span} ({getattr(zone, 'key', str(zone))}):"]
-    for event, where in shown_events:
+    for event, where in merged:
         title = event.get("summary") or "(no title)"
         label = f" [{where}]" if where else ""
         lines.append(f"- {_when(event, zone)} · {title}{label} · id: {event.get('id')}")
         if event.get("location"):
             lines.append(f"  at {event['location']}")
-    more = more or len(events) > MAX_EVENTS
-    if more:
-        lines.append(f"Only the first {MAX_EVENTS} events are shown: narrow the dates.")
-    return ToolResult(display="\n".join(lines), count=len(shown_events), has_more=more)
+    if left:
+        last = _start(merged[-1][0], zone).astimezone(zone)
+        names = ", ".join(f.shown or "your calendar" for f in left)
+        lines.append(
+            f"Only the first {MAX_EVENTS} events, up to {last:%a %Y-%m-%d %H:%M}, are shown; "
+            f"later ones in this range are not (in: {names}). To see them, list again "
+            f"with start={last:%Y-%m-%d}, or narrow the dates."
+        )
+    return ToolResult(display="\n".join(lines), count=len(merged), has_more=bool(left))
 
 
 def _start(event: dict[str, Any], zone: tzinfo) -> datetime:
@@ -233,7 +264,7 @@ def _start(event: dict[str, Any], zone: tzinfo) -> datetime:
 
 
 def list_calendar_events(
-    ctx: RunContext[CoDeps], start: str = "", end: str = "", calendar: str = ""
+    ctx: ToolContext, start: str = "", end: str = "", calendar: str = ""
 ) -> ToolResult:
     """List Google Calendar events (default: the next 7 days).
 
@@ -247,7 +278,7 @@ def list_calendar_events(
 
 
 def search_calendar_events(
-    ctx: RunContext[CoDeps],
+    ctx: ToolContext,
     query: str,
     start: str = "",
     end: str = "",
@@ -288,7 +319,7 @@ def _person(who: dict[str, Any]) -> str:
     return f"{name} <{mail}>" if name else str(mail)
 
 
-def read_calendar_event(ctx: RunContext[CoDeps], event_id: str) -> str:
+def read_calendar_event(ctx: ToolContext, event_id: str) -> str:
     """Read a calendar event: time, place, link, attendees.
 
     Args:
@@ -366,7 +397,7 @@ def _span(start: datetime, stop: datetime, zone: tzinfo) -> str:
     return f"{a:%a %Y-%m-%d %H:%M}–{tail}"
 
 
-def free_busy(ctx: RunContext[CoDeps], start: str, end: str = "", people: str = "") -> ToolResult:
+def free_busy(ctx: ToolContext, start: str, end: str = "", people: str = "") -> ToolResult:
     """Busy times, and free slots shared with others (weekdays 9-18).
 
     Args:

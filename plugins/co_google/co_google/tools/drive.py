@@ -1,23 +1,42 @@
-"""Drive tools: search by text (paged) and read a file as text."""
+"""Drive tools: search by text (paged) and read a file as text.
+
+Audited against the Drive v3 reference: a search covers every drive the user can reach
+(``corpora=allDrives``) and says when Drive could not search them all
+(``incompleteSearch``); an export over Drive's 10 MB limit is explained, with links to
+download the file, instead of failing as a bare 403; a Sheet is read tab by tab (its CSV
+export holds the first tab only).
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps, ToolResult
+from co_core import ModelRetry, ToolContext, ToolResult
 from co_google.tools._call import call, cap, services
 
 PAGE_SIZE = 10
 FILE_FIELDS = "id, name, mimeType, size, modifiedTime, webViewLink"
+READ_FIELDS = FILE_FIELDS + ", exportLinks"
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,200}$")
 # Google formats we export, and as what (Docs as Markdown, falling back to plain text).
+DOC = "application/vnd.google-apps.document"
+SHEET = "application/vnd.google-apps.spreadsheet"
+ODS = "application/vnd.oasis.opendocument.spreadsheet"
 EXPORTS = {
-    "application/vnd.google-apps.document": ["text/markdown", "text/plain"],
-    "application/vnd.google-apps.spreadsheet": ["text/csv"],
+    DOC: ["text/markdown", "text/plain"],
+    SHEET: [ODS, "text/csv"],  # every tab; else the first tab only
     "application/vnd.google-apps.presentation": ["text/plain"],
+}
+# What a file too large to export can still be downloaded as, from its exportLinks.
+DOWNLOADS = {
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "PowerPoint",
+    "application/pdf": "PDF",
+    "text/plain": "text",
+    "text/csv": "CSV (first tab)",
 }
 TEXT_TYPES = {
     "application/json",
@@ -48,7 +67,7 @@ def _kind(mime: str) -> str:
     return KINDS.get(mime, mime)
 
 
-def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> ToolResult:
+def search_drive(ctx: ToolContext, query: str, page: int = 1) -> ToolResult:
     """Search Google Drive files (documents, sheets) by name or content.
 
     Args:
@@ -76,14 +95,26 @@ def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> ToolResu
             q=drive_query(query),
             pageSize=PAGE_SIZE,
             pageToken=token,
-            fields=f"nextPageToken, files({FILE_FIELDS})",
+            fields=f"nextPageToken, incompleteSearch, files({FILE_FIELDS})",
+            # The default corpus, "user", holds only files created by, opened by or
+            # shared directly with the user: a shared drive's other files need allDrives.
+            corpora="allDrives",
             supportsAllDrives=True,
             includeItemsFromAllDrives=True,
         ),
     )
     files = response.get("files", [])
+    # "If true, then some search results might be missing, since all documents were not
+    # searched" (FileList.incompleteSearch).
+    incomplete = bool(response.get("incompleteSearch"))
+    partly = (
+        "Drive could not search every shared drive this time, so some matching files "
+        "may be missing: narrow the words, or search again."
+    )
     if not files:
-        return ToolResult.empty(f"No Drive files match {query!r}.")
+        return ToolResult.empty(
+            f"No Drive files match {query!r}." + (f" {partly}" if incomplete else "")
+        )
     first = (page - 1) * PAGE_SIZE
     lines = []
     for number, item in enumerate(files, start=first + 1):
@@ -99,10 +130,12 @@ def search_drive(ctx: RunContext[CoDeps], query: str, page: int = 1) -> ToolResu
     if next_token:
         google.page_tokens[(query, page + 1)] = next_token
         lines.append(f"More results: call search_drive with page={page + 1}.")
+    if incomplete:
+        lines.append(partly)
     return ToolResult(
         display="\n".join(lines),
         count=len(files),
-        has_more=bool(next_token),
+        has_more=bool(next_token) or incomplete,
         next_page=page + 1 if next_token else None,
         data={"files": [{"id": f["id"], "name": f.get("name")} for f in files]},
     )
@@ -112,22 +145,90 @@ def _is_text(mime: str) -> bool:
     return mime.startswith("text/") or mime in TEXT_TYPES
 
 
-def _export(ctx: RunContext[CoDeps], file_id: str, formats: list[str]) -> bytes:
+@dataclass
+class Export:
+    data: bytes | None  # None: no format could be exported
+    format: str = ""
+    too_large: list[str] = field(default_factory=list)  # formats over Drive's 10 MB
+
+
+def _export(ctx: ToolContext, file_id: str, formats: list[str]) -> Export:
+    """The file exported as the first of ``formats`` Drive offers and can export."""
     from co_google.services import GoogleApiError
 
     google = services(ctx)
-    for index, fmt in enumerate(formats):
+    too_large: list[str] = []
+    for fmt in formats:
         request = google.client("drive").files().export_media(fileId=file_id, mimeType=fmt)
         try:
-            return google.execute(request, "drive")
+            return Export(google.execute(request, "drive"), fmt, too_large)
         except GoogleApiError as exc:
-            if exc.kind == "bad_request" and index + 1 < len(formats):
-                continue  # that export format is not offered for this file; try the next
-            raise ModelRetry(str(exc)) from exc
-    raise AssertionError("unreachable")
+            if exc.kind == "too_large":
+                too_large.append(fmt)
+            elif exc.kind != "bad_request":  # bad_request: that format is not offered
+                raise ModelRetry(str(exc)) from exc
+    return Export(None, "", too_large)
 
 
-def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str:
+def _too_large(meta: dict[str, Any]) -> str:
+    """What to tell the user about a file Drive will not export: where to get it."""
+    links = meta.get("exportLinks") or {}
+    offers = [f"{label}: {links[mime]}" for mime, label in DOWNLOADS.items() if mime in links]
+    where = f"open it: {meta['webViewLink']}" if meta.get("webViewLink") else "open it in Drive"
+    text = (
+        f"[This {_kind(meta.get('mimeType', ''))} is larger than the 10 MB Google Drive lets "
+        f"Co export as text, so Co cannot read it. The user can {where}"
+    )
+    if offers:
+        text += "; or download it (the links need their Google sign-in): " + "; ".join(offers)
+    return text + ". A smaller copy, such as one section or one tab, could be read.]"
+
+
+def _sheet(data: bytes, limit: int) -> str | None:
+    """Every tab of an OpenDocument export as CSV under its name; None if unreadable."""
+    from co_google.spreadsheet import NotASpreadsheet, tabs
+
+    try:
+        found = tabs(data, limit)
+    except NotASpreadsheet:
+        return None
+    names = ", ".join(tab.name for tab in found)
+    parts = [f"{len(found)} tab{'s' if len(found) != 1 else ''}: {names}"]
+    for tab in found:
+        parts.append(f"## {tab.name}\n" + (tab.csv() or "(empty)\n"))
+    text = "\n".join(parts)
+    if any(tab.cut for tab in found):
+        text += f"\n[… truncated: showing about the first {limit} characters of the Sheet]"
+    return text
+
+
+def _exported(ctx: ToolContext, file_id: str, meta: dict[str, Any], limit: int) -> str:
+    """A Google Docs, Sheets or Slides file as text, saying what could not be shown."""
+    mime = meta.get("mimeType", "")
+    export = _export(ctx, file_id, EXPORTS[mime])
+    if export.format == ODS and export.data is not None:
+        sheet = _sheet(export.data, limit)
+        if sheet is not None:
+            return cap(sheet, limit)
+        export = _export(ctx, file_id, ["text/csv"])
+    if export.data is None:
+        if export.too_large:
+            return _too_large(meta)
+        return "[Drive offers no text export of this file; open the link to view it.]"
+    note = ""
+    if mime == SHEET:
+        note = (
+            "[Only the first tab of this Sheet is shown: Drive exports a Sheet's first tab "
+            "alone as CSV, and the whole Sheet could not be exported"
+            + (" (over Drive's 10 MB)" if export.too_large else "")
+            + ".]\n"
+        )
+    elif export.too_large:
+        note = f"[Exported as {export.format}: the {export.too_large[0]} export is over Drive's 10 MB.]\n"
+    return note + cap(export.data.decode("utf-8", "replace"), limit)
+
+
+def read_drive_file(ctx: ToolContext, file_id: str) -> str:
     """Read a Google Drive file as text.
 
     Args:
@@ -142,7 +243,7 @@ def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str:
     meta = call(
         ctx,
         "drive",
-        lambda drive: drive.files().get(fileId=file_id, fields=FILE_FIELDS, supportsAllDrives=True),
+        lambda drive: drive.files().get(fileId=file_id, fields=READ_FIELDS, supportsAllDrives=True),
         not_found=f"No Drive file has id {file_id!r}; use an id from search_drive's results.",
     )
     mime = meta.get("mimeType", "")
@@ -150,8 +251,7 @@ def read_drive_file(ctx: RunContext[CoDeps], file_id: str) -> str:
     link = meta.get("webViewLink", "")
     header = f"# {name}\n{_kind(mime)}" + (f" · {link}" if link else "") + "\n\n"
     if mime in EXPORTS:
-        text = _export(ctx, file_id, EXPORTS[mime]).decode("utf-8", "replace")
-        return header + cap(text, limit)
+        return header + _exported(ctx, file_id, meta, limit)
     if _is_text(mime):
         want = limit * 4  # UTF-8 needs at most 4 bytes a character
 

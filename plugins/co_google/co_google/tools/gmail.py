@@ -4,16 +4,13 @@
 from __future__ import annotations
 
 import base64
-import email.utils
 import html
 import re
-from email.message import EmailMessage
 from html.parser import HTMLParser
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
-
-from co_core import CoDeps, ToolResult
+from co_core import ModelRetry, ToolContext, ToolResult
+from co_google import labels
 from co_google import recipients as R
 from co_google.auth import GoogleAuthProblem
 from co_google.services import GoogleApiError
@@ -21,22 +18,6 @@ from co_google.tools._call import call, call_many, cap, services
 
 MAX_LIMIT = 50
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
-SYSTEM_LABELS = {
-    "INBOX",
-    "SENT",
-    "DRAFT",
-    "SPAM",
-    "TRASH",
-    "UNREAD",
-    "STARRED",
-    "IMPORTANT",
-    "CHAT",
-    "CATEGORY_PERSONAL",
-    "CATEGORY_SOCIAL",
-    "CATEGORY_PROMOTIONS",
-    "CATEGORY_UPDATES",
-    "CATEGORY_FORUMS",
-}
 SHOWN_HEADERS = ["From", "To", "Cc", "Date", "Subject"]
 LIST_HEADERS = ["From", "Subject", "Date"]
 TEXT_TYPES = {
@@ -72,28 +53,21 @@ def _check_id(email_id: str) -> str:
     return email_id
 
 
-def _labels(ctx: RunContext[CoDeps], fresh: bool = False) -> list[dict[str, Any]]:
-    """The user's labels, listed once per session (again when a name is not found)."""
-    google = services(ctx)
-    if google.labels is None or fresh:
-        listed = call(ctx, "gmail", lambda g: g.users().labels().list(userId="me"))
-        google.labels = list(listed.get("labels", []))
-    return google.labels
+def _label(ctx: ToolContext, label: str) -> dict[str, str]:
+    """The label called ``label`` (``{"id", "name"}``); a retry naming those that exist."""
+    try:
+        return labels.find(services(ctx), label)
+    except labels.UnknownLabel as exc:
+        raise ModelRetry(str(exc)) from exc
+    except (GoogleApiError, GoogleAuthProblem) as exc:
+        raise ModelRetry(str(exc)) from exc
 
 
-def _label_id(ctx: RunContext[CoDeps], label: str) -> str:
-    label = label.strip() or "INBOX"
-    if label.upper() in SYSTEM_LABELS:
-        return label.upper()
-    for fresh in (False, True):
-        for item in _labels(ctx, fresh):
-            if label.lower() in (item.get("name", "").lower(), item.get("id", "").lower()):
-                return item["id"]
-    names = ", ".join(sorted(item.get("name", "") for item in _labels(ctx))) or "none"
-    raise ModelRetry(f"There is no Gmail label {label!r}. Labels: {names}")
+def _label_id(ctx: ToolContext, label: str) -> str:
+    return _label(ctx, label)["id"]
 
 
-def _listing(ctx: RunContext[CoDeps], what: str, **params: Any) -> ToolResult:
+def _listing(ctx: ToolContext, what: str, **params: Any) -> ToolResult:
     response = call(ctx, "gmail", lambda g: g.users().messages().list(userId="me", **params))
     refs = response.get("messages", [])
     if not refs:
@@ -133,7 +107,7 @@ def _listing(ctx: RunContext[CoDeps], what: str, **params: Any) -> ToolResult:
     )
 
 
-def list_emails(ctx: RunContext[CoDeps], label: str = "INBOX", limit: int = 10) -> ToolResult:
+def list_emails(ctx: ToolContext, label: str = "INBOX", limit: int = 10) -> ToolResult:
     """List the newest emails in Gmail (inbox, unread, sent...).
 
     Args:
@@ -145,7 +119,7 @@ def list_emails(ctx: RunContext[CoDeps], label: str = "INBOX", limit: int = 10) 
     return _listing(ctx, f"under {label}", labelIds=[label_id], maxResults=limit)
 
 
-def search_emails(ctx: RunContext[CoDeps], query: str, limit: int = 10) -> ToolResult:
+def search_emails(ctx: ToolContext, query: str, limit: int = 10) -> ToolResult:
     """Search emails in Gmail.
 
     Args:
@@ -252,7 +226,7 @@ def _not_found(email_id: str) -> str:
     return f"No email has id {email_id!r}; use an id from list_emails or search_emails."
 
 
-def read_email(ctx: RunContext[CoDeps], email_id: str, thread: bool = False) -> str:
+def read_email(ctx: ToolContext, email_id: str, thread: bool = False) -> str:
     """Read an email: headers, body, attachment names.
 
     Args:
@@ -285,7 +259,7 @@ def read_email(ctx: RunContext[CoDeps], email_id: str, thread: bool = False) -> 
     return f"Conversation of {len(messages)} emails, oldest first.\n\n" + "\n\n".join(parts)
 
 
-def _thread_of(ctx: RunContext[CoDeps], email_id: str) -> tuple[str, str]:
+def _thread_of(ctx: ToolContext, email_id: str) -> tuple[str, str]:
     """The thread id and subject of an email."""
     message = call(
         ctx,
@@ -307,7 +281,7 @@ def _is_text(mime: str, name: str) -> bool:
     return mime.startswith("text/") or mime in TEXT_TYPES or suffix in TEXT_EXTENSIONS
 
 
-def read_email_attachment(ctx: RunContext[CoDeps], email_id: str, attachment: str) -> str:
+def read_email_attachment(ctx: ToolContext, email_id: str, attachment: str) -> str:
     """Read a text attachment of an email.
 
     Args:
@@ -356,12 +330,8 @@ def read_email_attachment(ctx: RunContext[CoDeps], email_id: str, attachment: st
     return f"# {name} ({mime})\n\n" + cap(text, services(ctx).section.max_chars)
 
 
-def _shown(pairs: list[tuple[str, str]]) -> str:
-    return ", ".join(email.utils.formataddr(pair) for pair in pairs)
-
-
 def draft_email(
-    ctx: RunContext[CoDeps],
+    ctx: ToolContext,
     body: str,
     to: str = "",
     subject: str = "",
@@ -379,12 +349,22 @@ def draft_email(
     """
     google = services(ctx)
     reply_to_id = _check_id(reply_to_id) if reply_to_id.strip() else ""
-    if "\n" in subject or "\r" in subject:
-        raise ModelRetry("subject must be one line.")
-    args = {"to": to, "cc": cc, "bcc": bcc, "reply_to_id": reply_to_id, "reply_all": reply_all}
+    args = {
+        "to": to,
+        "cc": cc,
+        "bcc": bcc,
+        "subject": subject,
+        "reply_to_id": reply_to_id,
+        "reply_all": reply_all,
+    }
     try:
-        to_pairs, cc_pairs, bcc_pairs = R.addressed(google, args)
-    except R.BadAddresses as exc:
+        draft = R.plan(google, args)
+        if not draft.to:
+            raise ModelRetry("`to` is empty: give the recipients' email addresses.")
+        if not reply_to_id and not draft.subject:
+            raise ModelRetry("subject is empty: a new email needs a subject.")
+        raw = R.check(draft, body)  # the bytes whose recipients were read back
+    except R.BadDraft as exc:
         raise ModelRetry(str(exc)) from exc
     except GoogleApiError as exc:
         if exc.kind == "not_found":
@@ -392,50 +372,32 @@ def draft_email(
         raise ModelRetry(str(exc)) from exc
     except GoogleAuthProblem as exc:
         raise ModelRetry(str(exc)) from exc
-    if not to_pairs:
-        raise ModelRetry("`to` is empty: give the recipients' email addresses.")
-    message = EmailMessage()
-    draft: dict[str, Any] = {}
-    if reply_to_id:
-        thread_id, head = google.reply_heads[reply_to_id]
-        subject = R.reply_subject(head.get("subject", ""))
-        if head.get("message-id"):
-            message["In-Reply-To"] = head["message-id"]
-            message["References"] = (head.get("references", "") + " " + head["message-id"]).strip()
-        draft["threadId"] = thread_id
-    elif not subject.strip():
-        raise ModelRetry("subject is empty: a new email needs a subject.")
-    message["To"] = _shown(to_pairs)
-    if cc_pairs:
-        message["Cc"] = _shown(cc_pairs)
-    if bcc_pairs:
-        message["Bcc"] = _shown(bcc_pairs)
-    message["Subject"] = subject
-    message.set_content(body)
-    draft["raw"] = base64.urlsafe_b64encode(message.as_bytes()).decode("ascii")
+    request: dict[str, Any] = {"raw": base64.urlsafe_b64encode(raw).decode("ascii")}
+    if draft.thread_id:
+        request["threadId"] = draft.thread_id
     created = call(
         ctx,
         "gmail",
-        lambda g: g.users().drafts().create(userId="me", body={"message": draft}),
+        lambda g: g.users().drafts().create(userId="me", body={"message": request}),
     )
     message_id = created.get("message", {}).get("id", created.get("id", ""))
     copies = "".join(
-        f", {label} {_shown(pairs)}"
-        for label, pairs in (("cc", cc_pairs), ("bcc", bcc_pairs))
-        if pairs
+        f", {label} {_shown(recipients)}"
+        for label, recipients in (("cc", draft.cc), ("bcc", draft.bcc))
+        if recipients
     )
     return (
-        f"Draft created (not sent) to {_shown(to_pairs)}{copies}: {subject!r}. "
+        f"Draft created (not sent) to {_shown(draft.to)}{copies}: {draft.subject!r}. "
         f"Review and send it in Gmail: {DRAFT_LINK.format(message_id)}"
     )
 
 
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
+def _shown(recipients: tuple[R.Recipient, ...]) -> str:
+    return ", ".join(r.header() for r in recipients)
 
 
 def label_email(
-    ctx: RunContext[CoDeps], email_id: str, add: str = "", remove: str = "", archive: bool = False
+    ctx: ToolContext, email_id: str, add: str = "", remove: str = "", archive: bool = False
 ) -> str:
     """Label or archive an email's conversation.
 
@@ -445,8 +407,9 @@ def label_email(
         archive: true: out of the inbox.
     """
     email_id = _check_id(email_id)
-    added = [_label_id(ctx, name) for name in _names(add)]
-    removed = [_label_id(ctx, name) for name in _names(remove)] + (["INBOX"] if archive else [])
+    found = {name: _label(ctx, name) for name in labels.split(add) + labels.split(remove)}
+    added = [found[name]["id"] for name in labels.split(add)]
+    removed = [found[name]["id"] for name in labels.split(remove)] + (["INBOX"] if archive else [])
     if not added and not removed:
         raise ModelRetry("Nothing to change: give labels to add or remove, or archive=true.")
     thread_id, subject = _thread_of(ctx, email_id)
@@ -457,7 +420,7 @@ def label_email(
         lambda g: g.users().threads().modify(userId="me", id=thread_id, body=body),
     )
     count = len(changed.get("messages", [])) or 1
-    names = {item["id"]: item.get("name", item["id"]) for item in _labels(ctx)}
+    names = {item["id"]: item["name"] for item in found.values()}
     done = [f"added {', '.join(names.get(i, i) for i in added)}"] if added else []
     if archive:
         done.append("archived it")

@@ -53,6 +53,19 @@ class CommandResult:
     seconds: float = 0.0
 
 
+def with_refusals(result: CommandResult, refused: list[str]) -> CommandResult:
+    """The result, saying what Co moved aside after the command (see ``protect``)."""
+    if not refused:
+        return result
+    note = (
+        "\n[Co moved aside what this command made that git or Co would run on the host: "
+        + "; ".join(refused)
+        + "]"
+    )
+    result.output = result.output.rstrip("\n") + note
+    return result
+
+
 class SandboxError(Exception):
     """A command failed (non-zero exit or timeout) or the sandbox broke while running it."""
 

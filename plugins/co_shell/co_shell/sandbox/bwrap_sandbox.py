@@ -1,7 +1,8 @@
 """The bubblewrap backend: no daemon, a fresh namespace per command.
 
 The system directories are mounted read-only, the workspace read-write at
-``/workspace`` except ``.git`` and ``.co`` (read-only, see ``protect``), a private
+``/workspace`` except what git or Co would run from (every ``.git`` and ``.co``, hooks
+folders, ...: read-only, see ``protect``), a private
 ``/tmp``, no network (unless allowed), no host home directories, a new PID namespace
 in which the command is PID 1 (``--as-pid-1``: when it exits, the kernel ends everything
 else in the sandbox before bwrap returns; on timeout it is killed first, with the same
@@ -29,6 +30,7 @@ from co_shell.sandbox.base import (
     SandboxUnavailable,
     minimal_env,
     sandbox_ids,
+    with_refusals,
 )
 from co_shell.sandbox.cgroups import Cgroup
 from co_shell.sandbox.process import (
@@ -59,6 +61,13 @@ def _system_mounts() -> list[str]:
     return args
 
 
+def _shorten(text: str, width: int) -> str:
+    """On one line, cut at a word (never mid-word) when long."""
+    import textwrap
+
+    return textwrap.shorten(text, width, placeholder=" …")
+
+
 @functools.lru_cache(maxsize=4)
 def probe(uid: int, gid: int) -> str | None:
     """None if bubblewrap works here, else why not."""
@@ -74,7 +83,7 @@ def probe(uid: int, gid: int) -> str | None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap could not run: {exc}"
     if done.returncode != 0:
-        return f"bwrap failed: {done.stderr.decode(errors='replace').strip()[:300]}"
+        return f"bwrap failed: {_shorten(done.stderr.decode(errors='replace'), 300)}"
     return None
 
 
@@ -143,7 +152,7 @@ class BubblewrapSandbox:
             extra_groups=[],
         )
         if done.returncode != 0:
-            detail = done.stderr.decode(errors="replace").strip()[:200]
+            detail = _shorten(done.stderr.decode(errors="replace"), 200)
             detail = detail.replace(str(self.workspace), "the workspace")
             raise SandboxUnavailable(
                 f"bubblewrap: Co runs as root, so commands run as uid {self.uid}, which cannot "
@@ -211,7 +220,7 @@ class BubblewrapSandbox:
             held = protect.hold(self.workspace)
             info_read, info_write = os.pipe()
             try:
-                return run_process(
+                result = run_process(
                     self.argv(argv, held.names, info_write),
                     env=minimal_env(),
                     cwd=str(self.workspace),
@@ -224,7 +233,9 @@ class BubblewrapSandbox:
             finally:
                 os.close(info_read)
                 os.close(info_write)
+                refused = protect.refuse_new(self.workspace, held)  # nothing of it runs now
                 protect.release(self.workspace)
+            return with_refusals(result, refused)
 
     def prepare(self) -> None:
         """Nothing to start: every command gets its own namespaces."""

@@ -4,6 +4,11 @@ With a writable cgroup hierarchy (v2, or v1 ``pids``/``memory``/``cpu``; usually
 as root) a command gets its own cgroup: ``pids.max`` (fork bombs), a memory limit that
 OOM-kills like Docker does, and a CPU quota. Elsewhere the backend falls back to
 rlimits, which cannot cap CPU share.
+
+A cgroup's name says which Co made it (``co-sandbox-PID.START-RANDOM``: pid and start
+time, so a reused pid is not mistaken for it). Co removes its cgroups when it ends, also
+on SIGTERM or a closed terminal; one left by a Co that was killed outright is removed by
+the next Co that makes one (:func:`reap`), after ending whatever still runs in it.
 """
 
 from __future__ import annotations
@@ -14,8 +19,12 @@ import secrets
 import time
 from pathlib import Path
 
+from co_core import ProcessId
+
 ROOT = Path("/sys/fs/cgroup")
 CPU_PERIOD = 100_000
+PREFIX = "co-sandbox-"
+_reaped = False  # once per process: what a dead Co left does not come back
 
 
 def _write(path: Path, value: str) -> None:
@@ -32,7 +41,11 @@ class Cgroup:
     @classmethod
     def create(cls, memory: int, cpus: float, pids: int) -> Cgroup | None:
         """A limited cgroup, or None when this system does not let us make one."""
-        name = f"co-sandbox-{os.getpid()}-{secrets.token_hex(3)}"
+        global _reaped
+        if not _reaped:
+            _reaped = True
+            reap()
+        name = f"{PREFIX}{ProcessId.me().token()}-{secrets.token_hex(3)}"
         made: list[Path] = []
         try:
             if (ROOT / "cgroup.controllers").exists():
@@ -80,16 +93,75 @@ class Cgroup:
             _write(folder / "cgroup.procs", pid)
 
     def remove(self) -> None:
-        """Delete the cgroup once its processes are gone (they die with the sandbox)."""
+        """Delete the cgroup once its processes are gone (they die with the sandbox); one
+        still running when its sandbox closes (Co is ending mid-command) is killed."""
         for folder in self.folders:
-            for _ in range(50):
+            for attempt in range(50):
                 try:
                     folder.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
+                    if attempt == 5:
+                        _kill_members(folder)
                     time.sleep(0.02)
+
+
+def _owner(name: str) -> ProcessId | None:
+    """The Co that made the cgroup ``name`` (older names hold only its pid)."""
+    token = name.removeprefix(PREFIX).rpartition("-")[0]
+    return ProcessId.parse(token)
+
+
+def _leftovers() -> dict[str, list[Path]]:
+    """Co's cgroups on this machine, by name, each with its folder per hierarchy."""
+    parents = (
+        [ROOT]
+        if (ROOT / "cgroup.controllers").exists()
+        else [ROOT / controller for controller in ("pids", "memory", "cpu")]
+    )
+    found: dict[str, list[Path]] = {}
+    for parent in parents:
+        try:
+            entries = list(parent.iterdir())
+        except OSError:
+            continue
+        for folder in entries:
+            if folder.name.startswith(PREFIX) and folder.is_dir():
+                found.setdefault(folder.name, []).append(folder)
+    return found
+
+
+def reap() -> list[str]:
+    """Remove the cgroups of Co processes that are gone, killing what still runs in them
+    (a command of a Co killed with ``kill -9``); returns their names."""
+    removed = []
+    for name, folders in _leftovers().items():
+        owner = _owner(name)
+        if owner is None or owner.alive():
+            continue
+        for folder in folders:
+            _kill_members(folder)
+        Cgroup(folders).remove()
+        if not any(folder.exists() for folder in folders):
+            removed.append(name)
+    return removed
+
+
+def _kill_members(folder: Path) -> None:
+    kill = folder / "cgroup.kill"  # v2, kernel 5.14+: every process at once
+    if kill.exists():
+        with contextlib.suppress(OSError):
+            _write(kill, "1")
+        return
+    try:
+        pids = (folder / "cgroup.procs").read_text().split()
+    except OSError:
+        return
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid), 9)
 
 
 def describe() -> str:

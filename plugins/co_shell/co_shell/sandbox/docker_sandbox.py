@@ -5,7 +5,9 @@ capability dropped; each command is a ``docker exec`` of ``bash -c`` as an unpri
 uid (the host user's, or 1000 when Co runs as root), with a minimal environment, in
 ``/workspace``. The root filesystem is read-only (``/tmp`` is a private tmpfs), there is
 no network unless allowed, and memory, CPU and process count are capped. ``.git`` and
-``.co`` are mounted read-only over the workspace (see ``protect``).
+``.co`` (every one, at any depth) and whatever else git would run from are mounted
+read-only over the workspace (see ``protect``); what a command made that git would take
+is moved aside after it.
 
 When a command returns or times out, everything it started is killed: every process in
 the container that runs as the command's uid (``kill -9 -1`` as that uid); if even that
@@ -28,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -43,12 +46,18 @@ from co_shell.sandbox.base import (
     SandboxUnavailable,
     minimal_env,
     sandbox_ids,
+    with_refusals,
 )
 from co_shell.settings import ShellSettings
 
 KEEPALIVE = ["sleep", "2147483647"]
 KILL_GRACE = 5.0  # seconds to wait for the stream to close after a kill
 KILL_ROUNDS = 3  # ``kill -9 -1`` rounds before the container is removed instead
+# empties /tmp (unreadable folders included) and says whether it is empty now
+CLEAR_TMP = (
+    "shopt -s dotglob nullglob; chmod -R u+rwx /tmp/* 2>/dev/null; rm -rf /tmp/* 2>/dev/null; "
+    "left=(/tmp/*); (( ${#left[@]} == 0 ))"
+)
 MOUNT_TABLE = 'echo "$(< /proc/self/mountinfo)"'  # bash only: no other tool needed
 
 
@@ -76,9 +85,20 @@ def connect(timeout: float = 10) -> Any:
         ) from exc
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
+def _short(exc: BaseException, width: int = 240) -> str:
+    """The error's first line, cut at a word (never mid-word) when long."""
+    import textwrap
+
+    explanation = getattr(exc, "explanation", None)  # the engine's own words (APIError)
+    text = (explanation if isinstance(explanation, str) else str(exc)).strip().splitlines()
+    if not text:
+        return type(exc).__name__
+    return textwrap.shorten(f"{type(exc).__name__}: {text[0]}", width, placeholder=" …")
+
+
+def _unescape(field: str) -> str:
+    """A mount point as /proc/self/mountinfo writes it (space as \\040, ...), decoded."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
 def container_name(workspace: Path) -> str:
@@ -100,6 +120,7 @@ class DockerSandbox:
         self._init_pid = ""  # the container's docker-init, as the engine's host sees it
         self._pins: list[int] = []  # .git and .co kept open while the container uses them
         self._used = False  # a container was made or reused (so placeholders may exist)
+        self._held: protect.Held | None = None
         self._lock = threading.Lock()
 
     # -- the container -------------------------------------------------------------------
@@ -116,11 +137,17 @@ class DockerSandbox:
             "read_only": [list(entry) for entry in held.identity],
         }
 
-    def _volumes(self, held: protect.Held) -> dict[str, dict[str, str]]:
-        volumes = {str(self.workspace): {"bind": WORKDIR, "mode": "rw"}}
+    def _mounts(self, held: protect.Held) -> list[Any]:
+        """The workspace read-write, and what ``protect`` holds read-only over it (as
+        mount objects: a path with a colon or a comma stays one path)."""
+        from docker.types import Mount
+
+        mounts = [Mount(WORKDIR, str(self.workspace), type="bind")]
         for name in held.names:
-            volumes[str(self.workspace / name)] = {"bind": f"{WORKDIR}/{name}", "mode": "ro"}
-        return volumes
+            mounts.append(
+                Mount(f"{WORKDIR}/{name}", str(self.workspace / name), type="bind", read_only=True)
+            )
+        return mounts
 
     def _ensure_image(self) -> None:
         import docker.errors
@@ -133,9 +160,18 @@ class DockerSandbox:
         try:
             self.client.images.pull(self.settings.image)
         except Exception as exc:
+            from co_shell.sandbox.choice import bubblewrap_problem
+
+            other = (
+                "; or use bubblewrap, which works here: `co config set shell.sandbox bubblewrap`"
+                if bubblewrap_problem() is None
+                else ""
+            )
             raise SandboxUnavailable(
                 f"Docker image {self.settings.image!r} is not on {engine_address()} and could "
-                f"not be pulled ({_short(exc)}); pull or build it, or set shell.image"
+                f"not be pulled ({_short(exc)}); pull or build it (`docker pull "
+                f"{self.settings.image}` where the registry is reachable), or set shell.image"
+                + other
             ) from exc
 
     def container(self) -> Any:
@@ -143,6 +179,7 @@ class DockerSandbox:
         import docker.errors
 
         held = protect.hold(self.workspace)
+        self._held = held  # what the next command's clean-up compares with
         self._used = True  # placeholders may exist from here on
         config = json.dumps(self._config(held), sort_keys=True)
         if self._container is not None and config == self._made_with:
@@ -204,7 +241,7 @@ class DockerSandbox:
                     "co.workspace": str(self.workspace),
                     "co.config": config,
                 },
-                volumes=self._volumes(held),
+                mounts=self._mounts(held),
                 working_dir=WORKDIR,
                 network_mode="bridge" if s.network else "none",
                 mem_limit=s.memory,
@@ -238,7 +275,9 @@ class DockerSandbox:
                     "shell.image"
                 )
             return False  # could not look (e.g. no process slot left): not to be trusted
-        mounted = {line.split()[4] for line in table.splitlines() if len(line.split()) > 4}
+        mounted = {
+            _unescape(line.split()[4]) for line in table.splitlines() if len(line.split()) > 4
+        }
         return all(f"{WORKDIR}/{name}" in mounted for name in held.names)
 
     def _use(self, container: Any, config: str, held: protect.Held) -> Any:
@@ -265,7 +304,10 @@ class DockerSandbox:
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
         timeout = timeout or self.settings.timeout
         with self._lock, protect.one_at_a_time(self.workspace):
-            return self._run(argv, timeout)
+            result = self._run(argv, timeout)  # every process it started has ended
+            held = self._held
+            refused = protect.refuse_new(self.workspace, held) if held is not None else []
+            return with_refusals(result, refused)
 
     def _run(self, argv: list[str], timeout: float) -> CommandResult:
         api = self.client.api
@@ -323,17 +365,19 @@ class DockerSandbox:
         return [r for r in rows if r[uid] != owner and not r[cmd].endswith("<defunct>")]
 
     def _end_leftovers(self, container: Any) -> None:
-        """Kill every process the command left; remove the container if that cannot be done."""
+        """Kill every process the command left and empty ``/tmp``; remove the container if
+        that cannot be done."""
         api = self.client.api
         user = f"{self.uid}:{self.gid}"
         try:
-            for _ in range(KILL_ROUNDS):
+            for round_ in range(KILL_ROUNDS + 1):  # a last look after the last kill
                 if not self._leftovers(container):
-                    return
-                kill = api.exec_create(container.id, [*SHELL, "kill -9 -1"], user=user)["Id"]
-                api.exec_start(kill)
-            if not self._leftovers(container):
-                return
+                    if self._clear_tmp(container):
+                        return
+                    break
+                if round_ < KILL_ROUNDS:
+                    kill = api.exec_create(container.id, [*SHELL, "kill -9 -1"], user=user)
+                    api.exec_start(kill["Id"])
         except Exception:
             pass  # the engine could not start the kill (no process slot left) or look
         try:
@@ -341,6 +385,17 @@ class DockerSandbox:
         except Exception:
             pass
         self._forget()
+
+    def _clear_tmp(self, container: Any) -> bool:
+        """Empty ``/tmp`` (the commands' ``HOME``) after a command, as bubblewrap's is for
+        every command: a file one command leaves there (``~/.gitconfig`` with a
+        ``core.fsmonitor``, ``~/.config/...``) must not change what a later allowed command
+        runs. False when it could not be emptied."""
+        api = self.client.api
+        user = f"{self.uid}:{self.gid}"
+        clear = api.exec_create(container.id, [*SHELL, CLEAR_TMP], user=user)["Id"]
+        api.exec_start(clear)
+        return api.exec_inspect(clear).get("ExitCode") == 0
 
     def close(self) -> None:
         """Remove the container unless the user wants it kept; placeholders go with it."""

@@ -1,20 +1,26 @@
-"""The workspace names a sandboxed command must not change: ``.git`` and ``.co``.
+"""What a sandboxed command must not change: whatever git or Co on the host would run.
 
-Git runs what ``.git`` names (hooks, ``core.fsmonitor``, ``core.pager``) on the host, and
-a trusted project's ``.co/`` sets Co's own settings and policy: a command that could write
-them would run code, or grant itself permissions, outside the sandbox. Both sandboxes
-mount each of them read-only over the read-write workspace. A mount point cannot be
-renamed or removed from inside, so ``mv .git x && mkdir .git`` fails as well.
+Git runs what a git directory names (hooks, ``core.fsmonitor``, ``core.pager``) on the
+host, and a trusted project's ``.co/`` sets Co's own settings and policy: a command that
+could write them would run code, or grant itself permissions, outside the sandbox. Which
+paths those are is found by what git reads (``gitexec``): every ``.git`` and ``.co`` at
+any depth, ``gitdir:`` targets, the ``core.hooksPath`` folder, files a config runs. Both
+sandboxes mount each of them read-only over the read-write workspace. A mount point
+cannot be renamed or removed from inside, so ``mv .git x && mkdir .git`` fails as well.
 
-A name that does not exist yet is held by an empty placeholder, mounted read-only like
-the real thing, so a command cannot create it either: an empty ``.git`` folder (git
-skips a ``.git`` that is not a repository and looks further up, as if there were none)
-and an empty ``.co`` file (Co only takes a ``.co`` folder for a project folder). A
-placeholder is removed once no sandbox needs it; an empty one is all it ever is.
+The workspace's own ``.git`` and ``.co``, when missing, are held by an empty placeholder,
+mounted read-only like the real thing, so a command cannot create them either: an empty
+``.git`` folder (git skips a ``.git`` that is not a repository and looks further up, as if
+there were none) and an empty ``.co`` file (Co only takes a ``.co`` folder for a project
+folder). A placeholder is removed once no sandbox needs it; an empty one is all it ever is.
+Deeper down a placeholder in every folder is not possible, so after each command Co looks
+for what git or Co would take that was not there before (a new ``.git`` or ``.co`` in a
+subfolder, a repository-shaped folder, a missing hooks folder now made) and moves it
+aside (``NAME.co-refused``) before returning (:func:`refuse_new`).
 
-Refusing to run, or checking after the command, would be weaker: a workspace without a
-repository is normal, and a file that exists even for a moment can be acted on by the
-host (shell prompts run ``git status`` all the time).
+Refusing to run, or checking only after the command, would be weaker for the workspace's
+own names: a workspace without a repository is normal, and a file that exists even for a
+moment can be acted on by the host (shell prompts run ``git status`` all the time).
 """
 
 from __future__ import annotations
@@ -25,9 +31,10 @@ import fcntl
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from co_shell.sandbox import gitexec
 from co_shell.sandbox.base import SandboxUnavailable
 
 # name -> what holds it when it is missing
@@ -36,10 +43,11 @@ PLACEHOLDERS = {".git": "folder", ".co": "file"}
 
 @dataclass(frozen=True)
 class Held:
-    """What to mount read-only (workspace-relative names) and what they are right now."""
+    """What to mount read-only (workspace-relative paths) and what they are right now."""
 
     names: tuple[str, ...]
     identity: tuple[tuple[str, str, int, int], ...]  # name, kind, device, inode
+    surface: gitexec.Surface = field(default_factory=gitexec.Surface)
 
 
 def _kind(mode: int) -> str:
@@ -53,10 +61,12 @@ def _kind(mode: int) -> str:
 
 
 def hold(workspace: Path) -> Held:
-    """Make sure each protected name exists (a placeholder if missing) and say what it is.
+    """Make sure the workspace's own ``.git`` and ``.co`` exist (a placeholder if missing),
+    find everything else git would run from, and say what each is.
 
-    A symlinked ``.git`` or ``.co`` is refused: a mount would land on its target and the
-    link itself could still be replaced.
+    A symlinked ``.git`` or ``.co`` at the top is refused: a mount would land on its target
+    and the link itself could still be replaced. (Deeper down, a ``.git`` symlink's target
+    is held and the link is checked after the command.)
     """
     names, identity = [], []
     for name, placeholder in PLACEHOLDERS.items():
@@ -76,7 +86,29 @@ def hold(workspace: Path) -> Held:
             )
         names.append(name)
         identity.append((name, kind, info.st_dev, info.st_ino))
-    return Held(tuple(names), tuple(identity))
+    surface = gitexec.survey(workspace)
+    for rel in sorted(surface.protect - set(names)):
+        if any(rel.startswith(top + "/") for top in names):
+            continue  # inside .git or .co: held with them
+        try:
+            info = os.lstat(workspace / rel)
+        except OSError:
+            continue
+        kind = _kind(info.st_mode)
+        if kind in ("folder", "file"):
+            names.append(rel)
+            identity.append((rel, kind, info.st_dev, info.st_ino))
+    return Held(tuple(names), tuple(identity), surface)
+
+
+def refuse_new(workspace: Path, held: Held) -> list[str]:
+    """After a command: move aside what git or Co would take that the command made.
+
+    Returns one line per path, for the command's output (the model and the user see it).
+    """
+    ids = {name: (dev, ino) for name, kind, dev, ino in held.identity if kind != "absent"}
+    found = gitexec.appeared(workspace, held.surface, ids)
+    return [gitexec.refuse(workspace, rel) for rel in found]
 
 
 def _make(path: Path, kind: str) -> bool:

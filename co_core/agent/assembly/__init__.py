@@ -1,0 +1,1 @@
+"""Assembly: Co's pydantic-ai agent put together from the plugin host."""

@@ -1,0 +1,430 @@
+"""A llama.cpp grammar (GBNF) for "plain text, or one well-formed call of an offered tool".
+
+With it, a model served by llama.cpp cannot name a tool that was not offered, leave out a
+required argument, or write an argument of the wrong type: the tokens that would do so
+are never sampled. A call is written ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``;
+anything not starting with ``<`` is a plain answer.
+
+The JSON schemas pydantic writes for tool parameters are covered (objects with required
+and optional properties, strings, numbers, booleans, enums, arrays, ``X | None``,
+``$ref``); anything else is any JSON value, and pydantic still validates the call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from co_core.agent.tools.bm25 import FILE_NAME, STOP
+
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
+
+BASE = r"""
+ws ::= [ ]?
+string ::= "\"" char* "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])
+integer ::= "-"? ([0-9] | [1-9] [0-9] | [1-9] [0-9] [0-9] | [1-9] [0-9] [0-9] [0-9] | [1-9] [0-9] [0-9] [0-9] [0-9] | [1-9] [0-9] [0-9] [0-9] [0-9] [0-9])
+number ::= integer ("." [0-9] [0-9]?[0-9]?[0-9]?[0-9]?[0-9]?)?
+boolean ::= "true" | "false"
+null ::= "null"
+value ::= object | array | string | number | boolean | null
+object ::= "{" ws ( string ws ":" ws value ( ws "," ws string ws ":" ws value )* )? ws "}"
+array ::= "[" ws ( value ( ws "," ws value )* )? ws "]"
+text ::= [^<] [^\x00]*
+""".strip()
+# Integers of up to six digits: a small model's 1234567890 page number is not a page.
+# An answer in words: no call written as text, no code block to ramble on in.
+WORDS_ONLY = "root ::= [^<`\\x00]+\n"
+
+
+def literal(text: str) -> str:
+    """``text`` as a GBNF string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def json_literal(value: Any) -> str:
+    """The GBNF literal matching ``value`` written as JSON."""
+    return literal(json.dumps(value, ensure_ascii=False))
+
+
+STARTS_AFTER = " \t\n'\"`(:"
+ENDS_BEFORE = " \t\n'\"`),:;?!"
+TRAILING = ".,:;?!"  # a copy does not end with the sentence's punctuation
+
+
+def _edges(text: str) -> tuple[list[int], set[int]]:
+    """Where a copied run of ``text`` may start and end: at word edges, not on a small
+    word ("my", "the", "to"), not with the sentence's punctuation."""
+    n = len(text)
+
+    def small_word(word: re.Match[str] | None) -> bool:
+        return word is not None and word.group(0).lower() in STOP
+
+    def end(j: int) -> bool:
+        if text[j - 1].isspace() or text[j - 1] in TRAILING:
+            return False
+        if small_word(re.search(r"\w+$", text[:j])):
+            return False  # "the wifi" but not "wifi for the"
+        if j == n:
+            return True
+        nxt = text[j]
+        return nxt in ENDS_BEFORE or (nxt == "." and (j + 1 == n or text[j + 1].isspace()))
+
+    edges = [
+        i for i in range(n) if not text[i].isspace() and (i == 0 or text[i - 1] in STARTS_AFTER)
+    ]
+    starts = [i for i in edges if not small_word(re.match(r"\w+", text[i:]))] or edges
+    return starts, {j for j in range(1, n + 1) if end(j)}
+
+
+def _copyable(text: str) -> str:
+    return text.strip().rstrip(TRAILING).rstrip()
+
+
+def copy_rules(text: str, name: str = "copy") -> dict[str, str]:
+    """Rules whose ``name`` matches a JSON string holding a run of ``text`` that starts and
+    ends at word edges, not on a small word ("my", "the", "to"): an argument a small model
+    can only copy from the user's words."""
+    text = _copyable(text)
+    n = len(text)
+    if not n:
+        return {name: "string"}
+    starts, ends = _edges(text)
+    rules: dict[str, str] = {}
+    for i in range(n - 1, -1, -1):
+        piece = literal(json.dumps(text[i], ensure_ascii=False)[1:-1])
+        if i + 1 == n:
+            rules[f"{name}-{i}"] = piece  # the text's last character: an end either way
+        elif i + 1 in ends:
+            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1} | {piece}"
+        else:
+            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1}"
+    rules[name] = '"\\"" ( ' + " | ".join(f"{name}-{i}" for i in starts) + ' ) "\\""'
+    return rules
+
+
+MAX_SPANS = 500  # copied runs listed in a JSON schema; beyond, any string
+
+
+def copy_spans(text: str) -> list[str] | None:
+    """The runs :func:`copy_rules` allows, listed (for a JSON schema's ``enum``); None when
+    there are more than ``MAX_SPANS``."""
+    text = _copyable(text)
+    if not text:
+        return None
+    starts, ends = _edges(text)
+    ends.add(len(text))
+    stops = sorted(ends)
+    if len(starts) * len(stops) > 4 * MAX_SPANS:
+        return None
+    spans = [text[i:j] for i in starts for j in stops if j > i]
+    return spans if len(spans) <= MAX_SPANS else None
+
+
+PATH_KEYS = frozenset({"path", "file", "filename", "file_path", "filepath"})
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+
+def numbers_in(text: str) -> list[str]:
+    """The numbers written in ``text``, as written ("8088", "2.5")."""
+    return list(dict.fromkeys(m.group(0).rstrip(".") for m in _NUMBER.finditer(text)))
+
+
+def _plain(schema: Any) -> Any:
+    """``X | None`` as ``X``: in a copied call an optional value is left out, never null."""
+    if isinstance(schema, Mapping):
+        for key in ("anyOf", "oneOf"):
+            options = schema.get(key)
+            if isinstance(options, list):
+                rest = [
+                    o for o in options if not (isinstance(o, Mapping) and o.get("type") == "null")
+                ]
+                if len(rest) == 1:
+                    merged = {k: v for k, v in schema.items() if k != key}
+                    return {**merged, **rest[0]}
+        kind = schema.get("type")
+        if isinstance(kind, list) and "null" in kind and len(kind) == 2:
+            return {**schema, "type": next(k for k in kind if k != "null")}
+    return schema
+
+
+@dataclass
+class _Rules:
+    defs: Mapping[str, Any]
+    rules: dict[str, str] = field(default_factory=dict)
+    # The user's words, when every value must come from them: strings are runs of the
+    # words (rule ``copy``), numbers are numbers they contain, enum values ones they name;
+    # an optional property is there only when the words can supply it.
+    words: str | None = None
+    _resolving: set[str] = field(default_factory=set)
+
+    @property
+    def copy(self) -> bool:
+        return self.words is not None
+
+    def _target(self, schema: Any) -> Any:
+        ref = schema.get("$ref") if isinstance(schema, Mapping) else None
+        if isinstance(ref, str):
+            return self.defs.get(ref.rpartition("/")[2], {})
+        return schema
+
+    def supplied(self, schema: Any, key: str = "") -> bool:
+        """Can the user's words give a value of ``schema`` (an optional property ``key``)?
+        A file's path only when they name a file."""
+        if key.lower() in PATH_KEYS:
+            return bool(self.files(key, schema))
+        schema = _plain(self._target(_plain(schema)))
+        if not isinstance(schema, Mapping) or self.words is None:
+            return False
+        if isinstance(schema.get("enum"), list):
+            return bool(self._named(schema["enum"]))
+        kind = schema.get("type")
+        if kind == "string":
+            return True
+        if kind in ("integer", "number"):
+            return bool(self._numbers(kind))
+        return False
+
+    def _named(self, values: list[Any]) -> list[Any]:
+        said = (self.words or "").lower()
+        return [v for v in values if re.search(rf"(?<!\w){re.escape(str(v).lower())}(?!\w)", said)]
+
+    def _numbers(self, kind: str) -> list[str]:
+        found = numbers_in(self.words or "")
+        return [n for n in found if kind == "number" or "." not in n]
+
+    def add(self, name: str, body: str) -> str:
+        base, n = name, 2
+        while name in self.rules and self.rules[name] != body:
+            name, n = f"{base}-{n}", n + 1
+        self.rules[name] = body
+        return name
+
+    def value(self, schema: Any, name: str) -> str:
+        """An expression matching ``schema`` (helper rules are added as needed)."""
+        if not isinstance(schema, Mapping) or not schema:
+            return "value"
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            key = ref.rpartition("/")[2]
+            target = self.defs.get(key)
+            if target is None or key in self._resolving:
+                return "value"
+            self._resolving.add(key)
+            try:
+                return self.value(target, f"{name}-{_rule_name(key)}")
+            finally:
+                self._resolving.discard(key)
+        if self.copy:
+            schema = _plain(schema)
+        if "const" in schema:
+            return json_literal(schema["const"])
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            values = (self._named(schema["enum"]) if self.copy else None) or schema["enum"]
+            return "(" + " | ".join(json_literal(v) for v in values) + ")"
+        for key in ("anyOf", "oneOf"):
+            options = schema.get(key)
+            if isinstance(options, list) and options:
+                alts = [self.value(o, f"{name}-{i}") for i, o in enumerate(options)]
+                return "(" + " | ".join(dict.fromkeys(alts)) + ")"
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            alts = [self.value({**schema, "type": k}, f"{name}-{k}") for k in kind]
+            return "(" + " | ".join(dict.fromkeys(alts)) + ")"
+        if kind == "string" and self.copy:
+            return "copy"
+        if kind in ("integer", "number") and self.copy and self._numbers(kind):
+            return "(" + " | ".join(literal(n) for n in self._numbers(kind)) + ")"
+        if kind in ("string", "integer", "number", "boolean", "null"):
+            return str(kind)
+        if kind == "array":
+            item = self.value(schema.get("items"), f"{name}-item")
+            return self.add(name, f'"[" ws ( {item} ( ws "," ws {item} )* )? ws "]"')
+        if kind == "object" or "properties" in schema:
+            return self.object(schema, name)
+        return "value"
+
+    def property(self, key: str, schema: Any, name: str) -> str:
+        files = self.files(key, schema)
+        if files:
+            return "(" + " | ".join(json_literal(f) for f in files) + ")"
+        return self.value(schema, name)
+
+    def files(self, key: str, schema: Any) -> list[str]:
+        """The file names the user wrote, when a copied ``key`` is a file's path: "notes.txt"
+        of "Read notes.txt: which room?", never "which room"."""
+        if self.words is None or key.lower() not in PATH_KEYS:
+            return []
+        target = _plain(self._target(_plain(schema)))
+        if not isinstance(target, Mapping) or target.get("type") != "string":
+            return []
+        return list(dict.fromkeys(FILE_NAME.findall(self.words)))
+
+    def object(self, schema: Mapping[str, Any], name: str) -> str:
+        props = schema.get("properties")
+        if not isinstance(props, Mapping) or not props:
+            return "object"
+        required = set(schema.get("required") or ())
+        keys = [k for k in props if k in required or not self.copy or self.supplied(props[k], k)]
+        if not keys:
+            return '"{" ws "}"'
+
+        pairs = [
+            f'{literal(json.dumps(k))} ws ":" ws {self.property(k, props[k], f"{name}-{_rule_name(k)}")}'
+            for k in keys
+        ]
+        # after-i: properties i.. when one was written already; first-i: when none was.
+        after = [""] * (len(keys) + 1)
+        first = [""] * (len(keys) + 1)
+        for i in range(len(keys) - 1, -1, -1):
+            later = after[i + 1]
+            if keys[i] in required:
+                after[i] = self.add(f"{name}-a{i}", f'ws "," ws {pairs[i]} {later}'.rstrip())
+                first[i] = self.add(f"{name}-f{i}", f"{pairs[i]} {later}".rstrip())
+            else:
+                after[i] = self.add(f"{name}-a{i}", f'( ws "," ws {pairs[i]} )? {later}'.rstrip())
+                rest = first[i + 1] or '""'
+                first[i] = self.add(
+                    f"{name}-f{i}", f"{pairs[i]} {later} | {rest}".replace("  ", " ")
+                )
+        return self.add(name, f'"{{" ws {first[0]} ws "}}"')
+
+
+def _rule_name(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9]+", "-", text).strip("-").lower() or "x"
+
+
+def tool_call_grammar(
+    tools: Sequence[tuple[str, Any]], *, text: bool = True, copy_from: str | None = None
+) -> str:
+    """The grammar of one answer: plain text (if ``text``) or one call of ``tools``.
+
+    ``tools`` are (name, JSON schema of the parameters) pairs. With ``copy_from`` (the
+    user's words), every argument comes from those words: a string is a run of them, a
+    number one they contain, an enum value one they name; an optional argument may be
+    given only when the words can supply it (``run_python``'s code, ``list_notes``'s
+    folder), else its default applies. That is what a tiny model can fill in reliably.
+    """
+    rules = _Rules({}, words=copy_from)
+    if copy_from is not None:
+        rules.rules.update(copy_rules(copy_from))
+    alts = []
+    for name, schema in tools:
+        rules.defs = (schema or {}).get("$defs", {}) if isinstance(schema, Mapping) else {}
+        args = rules.value(
+            schema or {"type": "object", "properties": {}}, f"args-{_rule_name(name)}"
+        )
+        if args == "object" and not (schema or {}).get("properties"):
+            args = '"{" ws "}"'
+        alts.append(f'{literal(json.dumps(name))} ws "," ws "\\"arguments\\"" ws ":" ws {args}')
+    body = " | ".join(alts)
+    call = (
+        f'{literal(CALL_OPEN)} ws "{{" ws "\\"name\\"" ws ":" ws ( {body} ) ws "}}" ws '
+        f"{literal(CALL_CLOSE)}"
+    )
+    choices = "call | text" if text and tools else "text" if not tools else "call"
+    lines = [f"root ::= {choices}"]
+    if tools:
+        lines.append(f"call ::= {call}")
+    lines += [f"{k} ::= {v}" for k, v in rules.rules.items()]
+    return "\n".join(lines) + "\n" + BASE + "\n"
+
+
+def parse_call(text: str, known: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The call in an answer the grammar shaped, or None for plain text."""
+    body = text.strip()
+    if not body.startswith(CALL_OPEN):
+        return None
+    inner = body[len(CALL_OPEN) :]
+    if inner.endswith(CALL_CLOSE):
+        inner = inner[: -len(CALL_CLOSE)]
+    try:
+        data = json.loads(inner)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("name") not in known:
+        return None
+    args = data.get("arguments", {})
+    return str(data["name"]), args if isinstance(args, dict) else {}
+
+
+# -- the same constraint as a JSON schema (Ollama's ``response_format``) --------------------
+
+
+def _copied_schema(schema: Any, rules: _Rules) -> Any:
+    """``schema`` with every value taken from the user's words (as :func:`tool_call_grammar`
+    does with ``copy_from``): strings an ``enum`` of runs of the words, numbers the ones
+    they contain, optional properties only when the words can supply them."""
+    schema = _plain(rules._target(_plain(schema)))
+    if not isinstance(schema, Mapping):
+        return schema
+    kind = schema.get("type")
+    if isinstance(schema.get("enum"), list):
+        return {**schema, "enum": rules._named(schema["enum"]) or schema["enum"]}
+    if kind == "string":
+        spans = copy_spans(rules.words or "")
+        return {"type": "string", "enum": spans} if spans else {"type": "string"}
+    if kind in ("integer", "number") and rules._numbers(kind):
+        return {"type": kind, "enum": [json.loads(n) for n in rules._numbers(kind)]}
+    if kind == "array":
+        return {**schema, "items": _copied_schema(schema.get("items"), rules)}
+    props = schema.get("properties")
+    if isinstance(props, Mapping):
+        required = list(schema.get("required") or ())
+        kept = {
+            k: {"type": "string", "enum": rules.files(k, v)}
+            if rules.files(k, v)
+            else _copied_schema(v, rules)
+            for k, v in props.items()
+            if k in required or rules.supplied(v, k)
+        }
+        return {"type": "object", "properties": kept, "required": required}
+    return schema
+
+
+def call_schema(
+    tools: Sequence[tuple[str, Any]], *, text: bool = True, copy_from: str | None = None
+) -> dict[str, Any]:
+    """The ``response_format`` of one answer: ``{"answer": ...}`` (if ``text``) or one call
+    ``{"name": ..., "arguments": ...}`` of ``tools``, as a JSON schema."""
+    options: list[dict[str, Any]] = []
+    for name, schema in tools:
+        rules = _Rules((schema or {}).get("$defs", {}) if isinstance(schema, Mapping) else {})
+        rules.words = copy_from
+        args = _copied_schema(schema, rules) if copy_from is not None else schema
+        args = {k: v for k, v in (args or {"type": "object"}).items() if k != "$defs"}
+        if copy_from is None and isinstance(schema, Mapping) and schema.get("$defs"):
+            args["$defs"] = schema["$defs"]
+        options.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": name}, "arguments": args},
+                "required": ["name", "arguments"],
+            }
+        )
+    if text:
+        options.append(
+            {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+        )
+    body = options[0] if len(options) == 1 else {"anyOf": options}
+    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": body}}
+
+
+def parse_json_call(text: str, known: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | str | None:
+    """What an answer shaped by :func:`call_schema` holds: a call, an answer's text, or
+    None when it is not such JSON (then the text is the answer as it stands)."""
+    try:
+        data = json.loads(text.strip())
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("answer"), str) and "name" not in data:
+        return str(data["answer"])
+    if data.get("name") in known:
+        args = data.get("arguments", {})
+        return str(data["name"]), args if isinstance(args, dict) else {}
+    return None

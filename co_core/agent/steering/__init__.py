@@ -1,0 +1,1 @@
+"""Co steering a model too small to steer itself: tool choice, constrained calls, answers."""

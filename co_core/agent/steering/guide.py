@@ -1,0 +1,158 @@
+"""Co steers a model too small to steer itself (the built-in SmolLM2, or any llama.cpp or
+Ollama model under ``steering.small_below``; co_core.agent.steering.settings).
+
+A tiny model rarely decides on its own to call a tool, cannot fill in a call's arguments
+from scratch, and loses its question in a long result. For a model Co steers
+(``co_small``), each turn goes:
+
+1. **First request**: Co routes the user's words (co_core.agent.steering.route): it
+   answers itself when the tool is not set up, or when the tool would write, send or
+   execute and the words did not ask for that; it makes the model call the one tool the
+   words clearly ask for (its values copied from the words by the constrained call,
+   co_core.agent.local.constrained), or one of the few that match about as well;
+   otherwise the model answers freely, with only the tools whose effect was asked for
+   (the toolbox sees to that).
+2. **After a call**: the model reads the result (the lines that answer the question, when
+   it is long) and writes the answer in words (a grammar keeps it from writing a call as
+   text). One more call is allowed when the result calls for it: after a failed call (to
+   fix it), or after a listing or a search (to read what it found, not to list again).
+3. A call that was denied, or whose plugin is not set up, is answered by Co with the
+   reason; so are two failed calls. An answer that is empty, or does not repeat what the
+   result's best-matching line says (co_core.agent.steering.grounding), is replaced by
+   the lines of the result that match the question.
+
+Larger models never see any of this.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ModelResponse, TextPart
+
+from co_core.agent.calls.pipeline import CallPipeline
+from co_core.agent.calls.record import ToolCallRecord
+from co_core.agent.steering.grounding import excerpt, grounded
+from co_core.agent.steering.route import Route, route
+from co_core.agent.tools.bm25 import words
+from co_core.agent.tools.intent import Intent, read_intent
+from co_core.agent.tools.toolbox import FIND_TOOLS, Toolbox, latest_prompt
+from co_core.kernel.deps import CoDeps
+
+MAX_CALLS = 2  # calls a steered model makes per turn: the one asked for, and one follow-up
+
+
+def is_small(model: Any) -> bool:
+    return bool(getattr(model, "co_small", False))
+
+
+def shown(record: ToolCallRecord) -> str:
+    """What a call came to, as Co says it: the tool's display text, or why it did not run."""
+    result = record.result
+    if record.status == "ok":
+        display = getattr(result, "display", None)
+        return display if isinstance(display, str) else str(result)
+    if record.status == "denied":
+        return str(result)
+    return f"{record.tool} failed: {result}"
+
+
+def _text(response: Any) -> str:
+    parts = getattr(response, "parts", [])
+    return "".join(p.content for p in parts if isinstance(p, TextPart)).strip()
+
+
+def _calls(response: Any) -> bool:
+    return any(getattr(p, "part_kind", "") == "tool-call" for p in getattr(response, "parts", []))
+
+
+@dataclass
+class SmallModelGuide(AbstractCapability[CoDeps]):
+    toolbox: Toolbox
+    calls: CallPipeline
+    last_route: Route | None = field(default=None, repr=False)  # for /context and tests
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None
+
+    async def wrap_model_request(
+        self, ctx: RunContext[CoDeps], *, request_context: Any, handler: Any
+    ) -> Any:
+        if not is_small(request_context.model):
+            return await handler(request_context)
+        ended = [r for r in self.calls.records.values() if r.ended and r.tool != FIND_TOOLS]
+        if not ended:
+            answer = self._route(request_context, latest_prompt(ctx.messages))
+            if answer is not None:
+                return _said(answer)
+            return await handler(request_context)
+        settled = self._settled(ended)
+        if settled is not None:
+            return _said(settled)
+        params = request_context.model_request_parameters
+        follow_up = self._follow_up(ended, read_intent(latest_prompt(ctx.messages)))
+        request_context.model_request_parameters = dataclasses.replace(
+            params,
+            function_tools=[t for t in params.function_tools if t.name in follow_up],
+            allow_text_output=True,
+        )
+        response = await handler(request_context)
+        if _calls(response):
+            return response
+        results = [shown(r) for r in ended if r.status == "ok"]
+        question = latest_prompt(ctx.messages)
+        if not _text(response) or not grounded(_text(response), results, question):
+            # said nothing, or not what the result says: Co shows the lines that answer
+            return _said(excerpt(results, question) or "\n\n".join(shown(r) for r in ended))
+        return response
+
+    def _follow_up(self, ended: list[ToolCallRecord], intent: Intent) -> set[str]:
+        """The tools a steered model may call after ``ended``: after a failed call, any it
+        was offered (it may fix the call); after a listing or a search that does not hold
+        what the user asked about, any but that one (to read what it found); otherwise
+        none: it answers in words."""
+        if len(ended) >= MAX_CALLS:
+            return set()
+        last = ended[-1]
+        offered = set(self.toolbox.last.sent) if self.toolbox.last is not None else set()
+        if last.status != "ok":
+            return offered
+        if words(last.tool)[:1] not in (["list"], ["search"], ["find"]):
+            return set()
+        asked = set(intent.words) - self.toolbox.doc_words(last.tool)
+        found = set(words(shown(last)))
+        return set() if asked & found else offered - {last.tool}
+
+    def _settled(self, ended: list[ToolCallRecord]) -> str | None:
+        """Co's own answer when the calls leave nothing for the model to read."""
+        for record in ended:
+            if record.status == "denied":
+                return shown(record)
+            why = self.toolbox.blocked_call(record.tool)
+            if why is not None:
+                return why[:1].upper() + why[1:]
+        if len(ended) >= MAX_CALLS and all(r.status != "ok" for r in ended):
+            return "\n\n".join(shown(r) for r in ended)
+        return None
+
+    def _route(self, request_context: Any, prompt: str) -> str | None:
+        chosen = self.last_route = route(read_intent(prompt), self.toolbox)
+        if chosen.kind in ("ask", "setup"):
+            return chosen.answer
+        if chosen.kind in ("call", "among"):
+            params = request_context.model_request_parameters
+            tools = [t for t in params.function_tools if t.name in chosen.tools]
+            if tools:
+                request_context.model_request_parameters = dataclasses.replace(
+                    params, function_tools=tools, allow_text_output=False
+                )
+        return None
+
+
+def _said(text: str) -> ModelResponse:
+    return ModelResponse(parts=[TextPart(text)], model_name="co")

@@ -1,0 +1,133 @@
+"""Which tool the user's words ask for, decided before a steered model answers.
+
+The tools are ranked by BM25 over their names and descriptions (never their parameter
+names) against the user's words (co_core.agent.tools.intent). Then, in this order:
+
+- nothing clear (the best score under ``CLEAR_MATCH``; a tool's score counts the share
+  of its name the words say, so "read notes.txt" is ``read_file``, not
+  ``read_drive_file``): the model answers freely, with the tools it may use;
+- the best tool's plugin is not set up: Co answers with how to set it up, when the words
+  ask for something ("Busy day ahead, hope you're well" asks nothing of ``free_busy``)
+  and no tool that works matches nearly as well (``SETUP_MARGIN``);
+- the best tools score about the same (within ``CLOSE``): Co does not pick one; the
+  model calls one of those it may use;
+- the best tool writes, sends or executes and the user's words do not ask for that
+  effect with a verb, in a clause about what the tool handles: Co asks, naming the tool
+  and the verb that would ask for it;
+- otherwise the model must call that tool, its values copied from the user's words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from co_core.agent.tools.bm25 import words
+from co_core.agent.tools.intent import VERB_OF, Intent
+from co_core.agent.tools.lexicon import EFFECT_VERBS
+
+CLEAR_MATCH = 2.5  # the best tool's score for the words to count as asking for it
+CLOSE = 0.8  # a tool scoring this share of the best one matches about as well
+SETUP_MARGIN = 0.6  # a usable tool this close to a tool not set up: no setup answer
+
+DOES = {
+    "write": "changes files or notes",
+    "send": "sends something to other people",
+    "exec": "runs a program",
+    None: "may change something (its effect is not declared)",
+}
+DEFAULT_VERB = {"write": "change", "send": "send", "exec": "run", None: "do"}
+
+
+class Tools(Protocol):
+    """What routing needs to know about the tools (the toolbox)."""
+
+    def rank_all(self, query: dict[str, float]) -> list[tuple[str, float]]: ...
+    def blocked_call(self, name: str) -> str | None: ...
+    def effect(self, name: str) -> str | None: ...
+    def doc_words(self, name: str) -> set[str]: ...
+
+
+@dataclass(frozen=True)
+class Route:
+    """What Co does with a steered model's first request of a turn."""
+
+    kind: Literal["call", "among", "ask", "setup", "free"]
+    tools: tuple[str, ...] = ()  # the tool to call ("call"), the candidates ("among")
+    answer: str = ""  # Co's own answer ("ask", "setup")
+    why: str = ""  # for the benchmark's probe and /context
+
+
+def coverage(intent: Intent, doc: set[str]) -> float:
+    """The share of the user's words (quotes and file names aside) the tool's text holds."""
+    if not intent.words:
+        return 1.0  # only a file name or quoted text: that is the whole request
+    return sum(w in doc for w in intent.words) / len(intent.words)
+
+
+def sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+def ask_first(tool: str, effect: str | None) -> str:
+    """Co's question when the best tool has an effect the user did not ask for."""
+    verbs = EFFECT_VERBS.get(effect, frozenset()) if effect else frozenset()  # type: ignore[call-overload]
+    own = [w for w in words(tool) if VERB_OF.get(w) and w in verbs]
+    verb = own[0] if own else DEFAULT_VERB.get(effect, "do")
+    return (
+        f"That sounds like a job for {tool}, which {DOES.get(effect, DOES[None])}. I do "
+        f'that only when you ask for it in so many words: say, for example, "{verb} ..." '
+        "with what you want."
+    )
+
+
+def named(tool: str, query: dict[str, float]) -> float:
+    """The share of the tool's name the words say: ``read_drive_file`` for "read notes.txt"
+    has "drive" unsaid, ``read_file`` none (a tool's name is what it is)."""
+    parts = set(words(tool))
+    return sum(w in query for w in parts) / len(parts) if parts else 1.0
+
+
+def ranked(intent: Intent, tools: Tools) -> list[tuple[str, float]]:
+    """BM25 scores, each times the share of the tool's name the words say."""
+    scored = [
+        (name, score * (1 + named(name, intent.query)) / 2)
+        for name, score in tools.rank_all(intent.query)
+    ]
+    return sorted(scored, key=lambda item: -item[1])
+
+
+def route(intent: Intent, tools: Tools) -> Route:
+    scored = ranked(intent, tools)
+    if not scored or scored[0][1] < CLEAR_MATCH:
+        top3 = ", ".join(f"{n} {s:.1f}" for n, s in scored[:3])
+        return Route("free", why=f"no tool matches clearly ({top3})")
+    best, top = scored[0]
+
+    def usable(name: str) -> bool:
+        return tools.blocked_call(name) is None and intent.asks(tools.effect(name), words(name))
+
+    if not usable(best):
+        # A tool the model may call, nearly as good: better than Co answering in its place.
+        near = [n for n, score in scored if score >= top * SETUP_MARGIN and usable(n)]
+        if near:
+            best, top = near[0], dict(scored)[near[0]]
+        elif not intent.request:
+            return Route("free", why=f"{best} not usable, and nothing was asked")
+        elif tools.blocked_call(best) is not None:
+            rivals = [name for name, score in scored if score >= top * CLOSE]
+            blocked = {tools.blocked_call(name) for name in rivals}
+            if None in blocked or len(blocked) > 1:
+                return Route("free", why="close tools of plugins not set up")
+            return Route("setup", (best,), sentence(str(blocked.pop())), "not set up")
+        elif tools.effect(best) in intent.effects:
+            return Route("free", why=f"{tools.effect(best)} asked, but not of what {best} handles")
+        else:
+            effect = tools.effect(best)
+            return Route("ask", (best,), ask_first(best, effect), f"{effect} not asked for")
+    close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n))
+    if len(close) > 1:
+        return Route("among", close, why="close scores")
+    covered = coverage(intent, tools.doc_words(best))
+    return Route("call", (best,), why=f"score {top:.1f}, coverage {covered:.0%}")

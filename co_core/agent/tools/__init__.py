@@ -1,0 +1,1 @@
+"""Tool selection: which tools each model request carries."""

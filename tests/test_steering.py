@@ -1,0 +1,369 @@
+"""Co steering a small model: what the user's words ask for, which tool Co routes them to,
+and what a steered model may call. With Co's bundled plugins (shell, Obsidian, Google,
+Slack: the last two not signed in) and, end to end, a steered model served by a scripted
+OpenAI-compatible server (tests/openai_server.py) while the real agent and tools run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import gbnf_check
+import pytest
+from openai_server import Server
+
+from co_core.agent.assembly.build import load_tools
+from co_core.agent.local.constrained import ConstrainedModel
+from co_core.agent.models import compat_model, resolve
+from co_core.agent.steering.route import Route, route
+from co_core.agent.tools.intent import VERB_OF, read_intent
+from co_core.agent.tools.lexicon import EFFECT_VERBS, TRANSLATIONS
+from co_core.agent.tools.toolbox import Toolbox
+from co_core.kernel.app import App
+from co_core.testing import make_app, run_turn
+
+# -- what the words ask for ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        ("Create a note named Shopping with the text: milk", {"write"}),
+        ("Crée une note Shopping avec le texte : lait", {"write"}),
+        ("Erstelle eine Notiz Shopping mit dem Inhalt: Milch", {"write"}),
+        ("Crea una nota Shopping con el texto: leche", {"write"}),
+        ("Could you please add '- milk' to my Todo note?", {"write"}),
+        ("Post 'standup in 5' to #general on Slack", {"send"}),
+        ("Envoie 'salut' dans #general sur Slack", {"send"}),
+        ("Schick 'hallo' an #general in Slack", {"send"}),
+        ("Run `ls -la`", {"exec"}),
+        ("Exécute `ls -la`", {"exec"}),
+        ("Führe `ls -la` aus", {"exec"}),
+        ("Ejecuta `ls -la`", {"exec"}),
+        ("How many lines does server.log have? Use `wc -l`.", {"exec"}),
+        ("Delete old.log with `rm old.log`.", {"write", "exec"}),
+        # nothing asked
+        ("show me what is in sales.csv", set()),
+        ("What port does config.ini set for the server?", set()),
+        ("I need to know the server's port; it's set in config.ini.", set()),
+        ("Don't delete anything, just list the files.", set()),
+        ("Ne supprime rien, liste seulement les fichiers.", set()),
+        ("Lösche nicht, zeig mir nur die Dateien.", set()),
+        ("Search my notes for 'delete old files'.", set()),
+        ("Is the draft in my notes?", set()),
+        ("I'm curious what `echo hi | rev` prints.", set()),
+        ("Good morning! Busy day ahead of me, hope you're well.", set()),
+    ],
+)
+def test_only_an_explicit_verb_asks_for_an_effect(text: str, effects: set[str]) -> None:
+    assert set(read_intent(text).effects) == effects
+
+
+def _asking_forms() -> list[tuple[str, str]]:
+    """Every verb of the tables in the form that asks, with its effect."""
+    forms = [(verb, effect) for effect, verbs in EFFECT_VERBS.items() for verb in verbs]
+    for table in TRANSLATIONS.values():
+        for word, english in table.items():
+            if english in VERB_OF and not word.endswith("*"):
+                forms.append((word, VERB_OF[english]))
+    return forms
+
+
+@pytest.mark.parametrize(("verb", "effect"), _asking_forms())
+def test_every_verb_of_the_tables_asks_only_when_said_as_a_request(verb: str, effect: str) -> None:
+    """Generated from the tables: each verb asks for its effect at the head of a request,
+    and asks for nothing when negated or quoted (what to handle, not what to do)."""
+    said = f"{verb.capitalize()} notes.txt now"
+    assert effect in read_intent(said).effects, said
+    for quiet in (f"Don't {verb} notes.txt", f"Search my notes for '{verb}'"):
+        assert effect not in read_intent(quiet).effects, quiet
+
+
+def test_a_write_verb_asks_for_a_write_only_of_what_its_clause_names() -> None:
+    intent = read_intent("I want to write to Alice but don't have her address; it's in people.csv")
+    assert intent.effects == {"write"}
+    assert not intent.asks("write", ["write", "file"])  # the verb's clause names no file
+    assert read_intent("Write the file hello.txt: hi").asks("write", ["write", "file"])
+    assert read_intent("Add '- milk' to my Todo note").asks("write", ["append", "note"])
+
+
+# -- which tool: the bundled plugins ---------------------------------------------------------
+
+
+@pytest.fixture
+def bundled(co_dirs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
+    """Co with its four bundled plugins: a workspace, a vault, Google and Slack not set up."""
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    for name in ("SLACK_BOT_TOKEN", "SLACK_USER_TOKEN", "OBSIDIAN_VAULT_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    vault, work = tmp_path / "vault", tmp_path / "work"
+    vault.mkdir()
+    work.mkdir()
+    (vault / "Todo.md").write_text("# Todo\n\n- water plants\n")
+    (work / "sales.csv").write_text("month,total\nmay,12\n")
+    settings = {"obsidian": {"vault_path": str(vault)}, "shell": {"sandbox": "bubblewrap"}}
+    app = make_app(settings, cwd=work)
+    assert isinstance(app, App)
+    yield app
+
+
+def toolbox(app: App) -> Toolbox:
+    specs = {spec.name: spec for spec in app.host.tools()}
+    box = Toolbox(app.host, app.settings, specs)
+    box.refresh()
+    for tool in load_tools(app.host, lambda message: None):
+        box._all[tool.name] = tool.tool_def
+    return box
+
+
+def routed(app: App, text: str) -> Route:
+    return route(read_intent(text), toolbox(app))
+
+
+def test_a_greeting_that_mentions_a_busy_day_is_not_about_google(bundled: App) -> None:
+    chosen = routed(bundled, "Good morning! Busy day ahead of me, hope you're well.")
+    assert chosen.kind == "free" and "google" not in chosen.answer.lower()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "show me what is in sales.csv",
+        "What is Bob's phone number in contacts.json?",
+        "Explain the code in sales.csv",
+        "sales.csv: how much in may?",
+    ],
+)
+def test_a_file_named_without_an_action_is_read_never_written_or_run(
+    bundled: App, text: str
+) -> None:
+    box = toolbox(bundled)
+    chosen = route(read_intent(text), box)
+    assert chosen.kind in ("call", "among") and "read_file" in chosen.tools, chosen
+    assert all(box.effect(name) == "read" for name in chosen.tools)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which emails did I archive last week?",
+        "I want to write to Alice but don't have her address; it's in people.csv",
+        "I'm curious what `echo hi | rev` prints.",
+        "The server should listen on port 8088; config.ini has the old one.",
+    ],
+)
+def test_no_write_send_or_exec_tool_is_chosen_unless_asked(bundled: App, text: str) -> None:
+    box = toolbox(bundled)
+    chosen = route(read_intent(text), box)
+    forced = chosen.tools if chosen.kind in ("call", "among") else ()
+    assert all(box.effect(name) == "read" for name in forced), chosen
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("Add '- milk' to my Todo note.", "append_to_note"),
+        ("Ajoute '- lait' à ma note Todo.", "append_to_note"),
+        ("In settings.toml change the timeout to 30.", "edit_file"),
+        ("Liste les fichiers de ce dossier.", "list_files"),
+        ("Durchsuche meine Notizen nach 'wifi'.", "search_notes"),
+    ],
+)
+def test_an_asked_action_routes_to_its_tool_in_any_language(
+    bundled: App, text: str, tool: str
+) -> None:
+    assert routed(bundled, text) == Route("call", (tool,), why=routed(bundled, text).why)
+
+
+def test_a_tool_that_is_not_set_up_is_answered_for_only_when_asked(bundled: App) -> None:
+    chosen = routed(bundled, "List my Slack channels.")
+    assert chosen.kind == "setup" and "co slack login" in chosen.answer
+    assert routed(bundled, "Slack channels, what a mess, honestly.").kind == "free"
+
+
+def test_an_effect_not_asked_for_is_asked_about(bundled: App) -> None:
+    chosen = routed(bundled, "I'm curious what `echo hi | rev` prints, can you tell me?")
+    assert chosen.kind == "ask" and chosen.tools == ("run_shell_command",)
+    assert 'say, for example, "run ..."' in chosen.answer
+
+
+# -- end to end: a steered model over a scripted server ---------------------------------------
+
+
+@pytest.fixture
+def replies() -> Iterator[tuple[Server, list[dict[str, Any]]]]:
+    queue: list[dict[str, Any]] = []
+    with Server(lambda body: queue.pop(0) if queue else {"text": "(nothing queued)"}) as server:
+        yield server, queue
+
+
+def steered(server: Server) -> ConstrainedModel:
+    compat = compat_model("small", server.base_url, None, "llama-cpp", stream_tools=False)
+    return ConstrainedModel(compat, small=True)
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    return {"text": f"<tool_call>{json.dumps({'name': name, 'arguments': args})}</tool_call>"}
+
+
+def offered(body: dict[str, Any]) -> set[str]:
+    grammar = body.get("grammar", "")
+    return {name for name in ("read_file", "write_file", "edit_file", "list_files") if
+            f'"\\"{name}\\""' in grammar}  # fmt: skip
+
+
+def test_a_steered_model_is_not_offered_a_write_nobody_asked_for(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    queue.append({"text": "Alice? I do not know her address."})
+    turn = run_turn(
+        bundled,
+        "I want to write to Alice but don't have her address; it's in people.csv",
+        steered(server),
+    )
+    assert turn.calls == []
+    assert offered(server.requests[0]) <= {"read_file", "list_files"}  # no write_file
+    assert (bundled.cwd / "sales.csv").read_text() == "month,total\nmay,12\n"
+
+
+def test_a_steered_model_reads_the_file_it_is_asked_about_and_answers(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    queue += [call("read_file", path="sales.csv"), {"text": "Month and total: May, 12."}]
+    turn = run_turn(bundled, "show me what is in sales.csv", steered(server))
+    assert "read_file" in offered(server.requests[0])
+    assert not {"write_file", "edit_file"} & offered(server.requests[0])
+    assert server.requests[0]["grammar"].startswith("root ::= call\n")  # Co asked for a call
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [("read_file", "ok")]
+    assert turn.output == "Month and total: May, 12."
+
+
+# -- optional arguments the words supply: the grammar Co sends, checked by llama.cpp ----------
+
+
+@pytest.fixture
+def sandboxed(co_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
+    """Co with its bundled plugins in a workspace the sandbox's user can enter (as root,
+    bubblewrap runs commands as uid 1000, which cannot reach pytest's private tmp_path)."""
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    work = Path(tempfile.mkdtemp(prefix="co-steer-", dir="/tmp"))
+    work.chmod(0o755)
+    if os.getuid() == 0:
+        os.chown(work, 1000, 1000)
+    try:
+        app = make_app({"shell": {"sandbox": "bubblewrap"}}, cwd=work)
+        assert isinstance(app, App)
+        yield app
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_a_steered_run_python_call_gets_the_code_the_user_wrote(
+    sandboxed: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    made = call("run_python", code="7919 * 104729")
+    queue += [made, {"text": "It is 829348951."}]
+    turn = run_turn(sandboxed, "Run this Python: `7919 * 104729`", steered(server), approvals=True)
+    grammar = server.requests[0]["grammar"]
+    assert grammar.startswith("root ::= call\n") and '"\\"code\\""' in grammar
+    # llama.cpp's grammar engine lets a model write that call, and no code of its own
+    assert gbnf_check.accepts(grammar, made["text"])
+    assert not gbnf_check.accepts(grammar, call("run_python", code="import os")["text"])
+    assert [(c["tool"], c["args"]["code"], c["status"]) for c in turn.calls] == [
+        ("run_python", "7919 * 104729", "ok")
+    ]
+    assert "829348951" in server.requests[1]["messages"][-1]["content"]  # the snippet's value
+    assert turn.output == "It is 829348951."
+
+
+def test_a_steered_list_notes_call_gets_the_folder_the_user_named(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    vault = bundled.cwd.parent / "vault"
+    (vault / "Projects").mkdir()
+    (vault / "Projects" / "Roadmap.md").write_text("# Roadmap\n")
+    (vault / "Elsewhere.md").write_text("# Elsewhere\n")
+    made = call("list_notes", folder="Projects")
+    queue += [made, {"text": "Projects holds Roadmap."}]
+    turn = run_turn(bundled, "List the notes in my Projects folder", steered(server))
+    grammar = server.requests[0]["grammar"]
+    assert '"\\"folder\\""' in grammar
+    assert gbnf_check.accepts(grammar, made["text"])
+    assert not gbnf_check.accepts(grammar, call("list_notes", folder="Archive")["text"])
+    assert [(c["tool"], c["args"]["folder"], c["status"]) for c in turn.calls] == [
+        ("list_notes", "Projects", "ok")
+    ]
+    seen = server.requests[1]["messages"][-1]["content"]
+    assert "Roadmap" in seen and "Elsewhere" not in seen  # only that folder was listed
+
+
+# -- which models are steered: by size, asked of their server; JSON schemas for Ollama -------
+
+
+def resolved(app: App, spec: str, server: Server, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("OLLAMA_HOST", server.base_url.removesuffix("/v1"))
+    return resolve(spec, app.settings, base_url=server.base_url).model
+
+
+@pytest.mark.parametrize(
+    ("show", "mode", "steer"),
+    [
+        ({"model_info": {"general.parameter_count": 361_821_120}}, "auto", True),
+        ({"details": {"parameter_size": "135M"}}, "auto", True),
+        ({"details": {"parameter_size": "7.6B"}}, "auto", False),
+        (None, "auto", False),  # a size Co cannot learn: not steered
+        ({"details": {"parameter_size": "7.6B"}}, "on", True),
+        ({"details": {"parameter_size": "135M"}}, "off", False),
+    ],
+)
+def test_an_ollama_model_is_steered_by_its_size_or_the_setting(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch, show: Any, mode: str, steer: bool
+) -> None:
+    app = make_app({"steering": {"mode": mode}})
+    with Server(lambda body: {"text": "hi"}, show=show) as server:
+        model = resolved(app, "ollama:tiny", server, monkeypatch)
+    assert isinstance(model, ConstrainedModel) == steer
+    if steer:
+        assert model.constraint == "json" and model.co_small
+
+
+@pytest.mark.parametrize(("meta", "steer"), [({"n_params": 134_515_008}, True), ({}, False)])
+def test_a_model_on_llama_cpps_own_server_is_steered_by_the_size_it_reports(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch, meta: dict[str, Any], steer: bool
+) -> None:
+    models = [{"id": "tiny", "object": "model", "meta": meta}]
+    with Server(lambda body: {"text": "hi"}, models=models) as server:
+        model = resolved(make_app({}), "openai-compatible:tiny", server, monkeypatch)
+    assert isinstance(model, ConstrainedModel) == steer
+    if steer:
+        assert model.constraint == "gbnf"
+
+
+def test_a_small_ollama_model_calls_through_a_json_schema_and_answers_from_the_result(
+    bundled: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = [
+        {"text": json.dumps({"name": "read_file", "arguments": {"path": "sales.csv"}})},
+        {"text": json.dumps({"answer": "May's total is 12."})},
+    ]
+    show = {"details": {"parameter_size": "135M"}}
+    with Server(lambda body: queue.pop(0), show=show) as server:
+        model = resolved(bundled, "ollama:tiny", server, monkeypatch)
+        turn = run_turn(bundled, "show me what is in sales.csv", model)
+    first, second = server.requests
+    assert "tools" not in first and first["temperature"] == 0
+    schema = json.dumps(first["response_format"])
+    assert '"read_file"' in schema and '"sales.csv"' in schema
+    assert '"write_file"' not in schema  # nobody asked for a write
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [("read_file", "ok")]
+    assert "may,12" in second["messages"][-1]["content"]  # it read the result
+    assert turn.output == "May's total is 12."
