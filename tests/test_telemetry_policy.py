@@ -131,7 +131,7 @@ def _approval_turn(
             return ModelResponse(parts=[ToolCallPart("write_note", {"name": name, "text": "x"})])
         return ModelResponse(parts=[TextPart("done")])
 
-    app = make_app({"telemetry": {"include_content": content}})
+    app = make_app({"telemetry": {"include_content": content}}, cwd=co_dirs.parent)
     assert isinstance(approvals, Approvals)
     with traced(app.settings, content=content):
         run_turn(app, "write three notes", script, approvals=approvals)
