@@ -15,7 +15,8 @@ from office_plugin import office_and_mail
 from openai_server import Server
 
 from co_core.agent.local.constrained import ConstrainedModel
-from co_core.agent.local.grammar import WORDS_ONLY, copy_rules, tool_call_grammar
+from co_core.agent.local.copying import copy_rules
+from co_core.agent.local.grammar import WORDS_ONLY, tool_call_grammar
 from co_core.agent.models import compat_model
 from co_core.testing import Approvals, run_turn
 

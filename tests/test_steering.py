@@ -207,7 +207,7 @@ def steered(server: Server) -> ConstrainedModel:
     return ConstrainedModel(compat, small=True)
 
 
-def call(name: str, **args: Any) -> dict[str, Any]:
+def call(name: str, /, **args: Any) -> dict[str, Any]:
     return {"text": f"<tool_call>{json.dumps({'name': name, 'arguments': args})}</tool_call>"}
 
 
@@ -304,6 +304,96 @@ def test_a_steered_list_notes_call_gets_the_folder_the_user_named(
     ]
     seen = server.requests[1]["messages"][-1]["content"]
     assert "Roadmap" in seen and "Elsewhere" not in seen  # only that folder was listed
+
+
+# -- which run of the words goes into which argument (co_core.agent.local.copying) ------------
+
+# (words, the note's name, the text): a name with the text after a colon, in quotes,
+# with several quoted parts, in the four languages Co reads
+NOTE_WORDINGS = [
+    ("Create a note named Shopping with the text: milk, eggs", "Shopping", "milk, eggs"),
+    ("Crée une note nommée Shopping avec le texte : milk, eggs", "Shopping", "milk, eggs"),
+    ("Leg eine Notiz Shopping an mit dem Text: milk, eggs", "Shopping", "milk, eggs"),
+    ("Crea una nota llamada Shopping con el texto: milk, eggs", "Shopping", "milk, eggs"),
+    ("Append the line '- call Dr. Smith' to my note Inbox.", "Inbox", "- call Dr. Smith"),
+    ("Ajoute la ligne « - call Dr. Smith » à ma note Inbox.", "Inbox", "- call Dr. Smith"),
+    ("Häng die Zeile „- call Dr. Smith“ an meine Notiz Inbox an.", "Inbox", "- call Dr. Smith"),
+    ("Put '- call Dr. Smith' in my note 'Inbox'", "Inbox", "- call Dr. Smith"),
+]
+
+
+def _note_call(words: str) -> tuple[str, Any]:
+    tool = "append_to_note" if "Inbox" in words else "create_note"
+    return tool, {t.name: t for t in load_tools(make_app().host, print)}[tool].tool_def
+
+
+@pytest.mark.parametrize(("words", "name", "text"), NOTE_WORDINGS)
+def test_a_forced_call_copies_the_name_and_the_text_each_from_its_own_part_of_the_words(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str, name: str, text: str
+) -> None:
+    """The text is the literal part (after the colon, in quotes); the name is never a piece
+    of it, nor the words that say which tool ("note", "text", "named")."""
+    from co_core.agent.local.grammar import call_schema, tool_call_grammar
+
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    tool, tool_def = _note_call(words)
+    pairs, about = [(tool, tool_def.parameters_json_schema)], {tool: tool_def.description or ""}
+    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
+    right = call(tool, name=name, content=text)["text"]
+    assert gbnf_check.accepts(grammar, right)
+    swapped = call(tool, name=text, content=name)["text"]
+    if f"'{name}'" not in words:  # with the name quoted too, either part may be either
+        assert not gbnf_check.accepts(grammar, swapped)
+    piece = [text.split(",")[0]] if "," in text else [text[2:]]  # never a piece of the text
+    for wrong in (f"{name} with the text", "note", "named " + name, *piece):
+        assert not gbnf_check.accepts(grammar, call(tool, name=wrong, content=text)["text"])
+    # Ollama's JSON schema allows the same values
+    schema = call_schema(pairs, text=False, copy_from=words, about=about)
+    arguments = schema["json_schema"]["schema"]["properties"]["arguments"]["properties"]
+    assert text in arguments["content"]["enum"]
+    names = arguments["name"]["enum"]
+    assert name in names and f"{name} with the text" not in names
+    for other in names:  # test by difference: each value the schema lists, the grammar allows
+        assert gbnf_check.accepts(grammar, call(tool, name=other, content=text)["text"])
+
+
+def test_a_steered_append_writes_the_quoted_line_to_the_note_named(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    made = call("append_to_note", name="Todo", content="- call Dr. Smith")
+    queue += [made, {"text": "Added."}]
+    words = "Ajoute la ligne '- call Dr. Smith' à ma note Todo."
+    turn = run_turn(bundled, words, steered(server), approvals=True)
+    assert gbnf_check.accepts(server.requests[0]["grammar"], made["text"])
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [("append_to_note", "ok")]
+    todo = (bundled.cwd.parent / "vault" / "Todo.md").read_text()
+    assert todo.endswith("- call Dr. Smith\n") and "water plants" in todo
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Use Python to compute 7919 * 104729 and tell me the result.",
+        "Berechne 7919 * 104729 mit Python und nenne mir das Ergebnis.",
+        "Calcule 7919 * 104729 avec Python.",
+    ],
+)
+def test_a_forced_run_python_call_carries_code_when_no_script_is_named(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str
+) -> None:
+    """run_python needs code or a path; with no file named, the call cannot leave out both."""
+    from co_core.agent.local.grammar import tool_call_grammar
+
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    tool_def = {t.name: t for t in load_tools(make_app().host, print)}["run_python"].tool_def
+    pairs = [("run_python", tool_def.parameters_json_schema)]
+    about = {"run_python": tool_def.description or ""}
+    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
+    assert gbnf_check.accepts(grammar, call("run_python", code="7919 * 104729")["text"])
+    assert not gbnf_check.accepts(grammar, call("run_python")["text"])
+    named = tool_call_grammar(pairs, text=False, copy_from="Run script.py with Python", about=about)
+    assert gbnf_check.accepts(named, call("run_python", path="script.py")["text"])
 
 
 # -- which models are steered: by size, asked of their server; JSON schemas for Ollama -------

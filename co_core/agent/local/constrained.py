@@ -223,6 +223,7 @@ class ConstrainedModel(WrapperModel):
         instructions = list(params.instruction_parts or [])
         if tools:
             pairs = [(t.name, t.parameters_json_schema) for t in tools]
+            about = {t.name: t.description or "" for t in tools}
             # A call Co asked a tiny model for: its values are copied from the user's words.
             copy = (
                 latest_prompt(messages) if self.co_small and not params.allow_text_output else None
@@ -230,10 +231,12 @@ class ConstrainedModel(WrapperModel):
             text = params.allow_text_output
             body: dict[str, Any]
             if self.constraint == "json":
-                body = {"response_format": call_schema(pairs, text=text, copy_from=copy)}
+                body = {
+                    "response_format": call_schema(pairs, text=text, copy_from=copy, about=about)
+                }
                 how = HOW_TO_CALL_JSON
             else:
-                body = {"grammar": tool_call_grammar(pairs, text=text, copy_from=copy)}
+                body = {"grammar": tool_call_grammar(pairs, text=text, copy_from=copy, about=about)}
                 how = HOW_TO_CALL
             settings["extra_body"] = {**(settings.get("extra_body") or {}), **body}
             instructions.append(InstructionPart(tools_text(tools, how)))

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from co_core.agent.tools.bm25 import FILE_NAME, STOP
+from co_core.agent.local.copying import PAYLOAD_KEYS, Source, copy_rules, copy_spans
+from co_core.agent.tools.bm25 import FILE_NAME, words
 
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 
@@ -48,80 +49,6 @@ def literal(text: str) -> str:
 def json_literal(value: Any) -> str:
     """The GBNF literal matching ``value`` written as JSON."""
     return literal(json.dumps(value, ensure_ascii=False))
-
-
-STARTS_AFTER = " \t\n'\"`(:"
-ENDS_BEFORE = " \t\n'\"`),:;?!"
-TRAILING = ".,:;?!"  # a copy does not end with the sentence's punctuation
-
-
-def _edges(text: str) -> tuple[list[int], set[int]]:
-    """Where a copied run of ``text`` may start and end: at word edges, not on a small
-    word ("my", "the", "to"), not with the sentence's punctuation."""
-    n = len(text)
-
-    def small_word(word: re.Match[str] | None) -> bool:
-        return word is not None and word.group(0).lower() in STOP
-
-    def end(j: int) -> bool:
-        if text[j - 1].isspace() or text[j - 1] in TRAILING:
-            return False
-        if small_word(re.search(r"\w+$", text[:j])):
-            return False  # "the wifi" but not "wifi for the"
-        if j == n:
-            return True
-        nxt = text[j]
-        return nxt in ENDS_BEFORE or (nxt == "." and (j + 1 == n or text[j + 1].isspace()))
-
-    edges = [
-        i for i in range(n) if not text[i].isspace() and (i == 0 or text[i - 1] in STARTS_AFTER)
-    ]
-    starts = [i for i in edges if not small_word(re.match(r"\w+", text[i:]))] or edges
-    return starts, {j for j in range(1, n + 1) if end(j)}
-
-
-def _copyable(text: str) -> str:
-    return text.strip().rstrip(TRAILING).rstrip()
-
-
-def copy_rules(text: str, name: str = "copy") -> dict[str, str]:
-    """Rules whose ``name`` matches a JSON string holding a run of ``text`` that starts and
-    ends at word edges, not on a small word ("my", "the", "to"): an argument a small model
-    can only copy from the user's words."""
-    text = _copyable(text)
-    n = len(text)
-    if not n:
-        return {name: "string"}
-    starts, ends = _edges(text)
-    rules: dict[str, str] = {}
-    for i in range(n - 1, -1, -1):
-        piece = literal(json.dumps(text[i], ensure_ascii=False)[1:-1])
-        if i + 1 == n:
-            rules[f"{name}-{i}"] = piece  # the text's last character: an end either way
-        elif i + 1 in ends:
-            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1} | {piece}"
-        else:
-            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1}"
-    rules[name] = '"\\"" ( ' + " | ".join(f"{name}-{i}" for i in starts) + ' ) "\\""'
-    return rules
-
-
-MAX_SPANS = 500  # copied runs listed in a JSON schema; beyond, any string
-
-
-def copy_spans(text: str) -> list[str] | None:
-    """The runs :func:`copy_rules` allows, listed (for a JSON schema's ``enum``); None when
-    there are more than ``MAX_SPANS``."""
-    text = _copyable(text)
-    if not text:
-        return None
-    starts, ends = _edges(text)
-    ends.add(len(text))
-    stops = sorted(ends)
-    if len(starts) * len(stops) > 4 * MAX_SPANS:
-        return None
-    spans = [text[i:j] for i in starts for j in stops if j > i]
-    return spans if len(spans) <= MAX_SPANS else None
 
 
 PATH_KEYS = frozenset({"path", "file", "filename", "file_path", "filepath"})
@@ -160,10 +87,82 @@ class _Rules:
     # an optional property is there only when the words can supply it.
     words: str | None = None
     _resolving: set[str] = field(default_factory=set)
+    # The forced call's tool: its words (never copied into a name) and whether it has a
+    # payload (which takes the literal parts: co_core.agent.local.copying).
+    tool: str = ""
+    tool_words: frozenset[str] = frozenset()
+    payload: bool = False
 
     @property
     def copy(self) -> bool:
         return self.words is not None
+
+    @property
+    def source(self) -> Source:
+        return Source.of(self.words or "")
+
+    def for_tool(self, name: str, description: str, schema: Any) -> None:
+        self.tool = name
+        self.tool_words = frozenset(words(f"{name} {description}"))
+        props = schema.get("properties") if isinstance(schema, Mapping) else None
+        self.payload = isinstance(props, Mapping) and any(
+            k in PAYLOAD_KEYS and self._is_string(v) for k, v in props.items()
+        )
+
+    def _is_string(self, schema: Any) -> bool:
+        target = _plain(self._target(_plain(schema)))
+        return isinstance(target, Mapping) and target.get("type") == "string"
+
+    def literals(self, key: str, schema: Any) -> list[str]:
+        """A payload's values when the words hold literal parts: each whole part."""
+        if not self.copy or key not in PAYLOAD_KEYS or not self._is_string(schema):
+            return []
+        return self.source.literals()
+
+    def masked(self) -> str:
+        """The words as a forced call's other strings may copy them."""
+        source = self.source
+        if not self.payload:
+            source = Source(source.text, ())  # no payload: quoted text is theirs to copy
+        return source.masked(self.tool_words)
+
+    def string_rule(self) -> str:
+        """The rule of a copied string that is not the payload (the general ``copy`` when
+        the masks leave no run)."""
+        name = f"copy-{_rule_name(self.tool)}"
+        if name in self.rules:
+            return name
+        source = self.source
+        found = copy_rules(source.text, name, masked=self.masked())
+        # several parts: a whole one may be a name ("... to my note 'Inbox'")
+        whole = source.literals() if self.payload and len(source.parts) > 1 else []
+        if not found and not whole:
+            return "copy"
+        runs = [f"{name}-runs"] if found else []
+        if found:
+            found[f"{name}-runs"] = found.pop(name)
+            self.rules.update(found)
+        self.rules[name] = " | ".join([*runs, *(json_literal(w) for w in whole)])
+        return name
+
+    def string_spans(self) -> list[str] | None:
+        """:meth:`string_rule`'s values, listed."""
+        source = self.source
+        spans = copy_spans(source.text, masked=self.masked()) or []
+        whole = source.literals() if self.payload and len(source.parts) > 1 else []
+        if not spans and not whole:
+            return copy_spans(self.words or "")
+        return list(dict.fromkeys([*spans, *whole]))
+
+    def required(self, props: Mapping[str, Any], required: set[str]) -> set[str]:
+        """The properties a copied call must give: the schema's, and a tool's payload when
+        nothing else is required and no file is named (``run_python``: code, or a path)."""
+        if not self.copy or required:
+            return required
+        if any(k.lower() in PATH_KEYS and self.files(k, v) for k, v in props.items()):
+            return required
+        payload = [k for k, v in props.items() if k in PAYLOAD_KEYS and self._is_string(v)]
+        return {payload[0]} if len(payload) == 1 else required
 
     def _target(self, schema: Any) -> Any:
         ref = schema.get("$ref") if isinstance(schema, Mapping) else None
@@ -235,7 +234,7 @@ class _Rules:
             alts = [self.value({**schema, "type": k}, f"{name}-{k}") for k in kind]
             return "(" + " | ".join(dict.fromkeys(alts)) + ")"
         if kind == "string" and self.copy:
-            return "copy"
+            return self.string_rule()
         if kind in ("integer", "number") and self.copy and self._numbers(kind):
             return "(" + " | ".join(literal(n) for n in self._numbers(kind)) + ")"
         if kind in ("string", "integer", "number", "boolean", "null"):
@@ -248,9 +247,9 @@ class _Rules:
         return "value"
 
     def property(self, key: str, schema: Any, name: str) -> str:
-        files = self.files(key, schema)
-        if files:
-            return "(" + " | ".join(json_literal(f) for f in files) + ")"
+        found = self.files(key, schema) or self.literals(key, schema)
+        if found:
+            return "(" + " | ".join(json_literal(f) for f in found) + ")"
         return self.value(schema, name)
 
     def files(self, key: str, schema: Any) -> list[str]:
@@ -267,7 +266,7 @@ class _Rules:
         props = schema.get("properties")
         if not isinstance(props, Mapping) or not props:
             return "object"
-        required = set(schema.get("required") or ())
+        required = self.required(props, set(schema.get("required") or ()))
         keys = [k for k in props if k in required or not self.copy or self.supplied(props[k], k)]
         if not keys:
             return '"{" ws "}"'
@@ -298,7 +297,11 @@ def _rule_name(text: str) -> str:
 
 
 def tool_call_grammar(
-    tools: Sequence[tuple[str, Any]], *, text: bool = True, copy_from: str | None = None
+    tools: Sequence[tuple[str, Any]],
+    *,
+    text: bool = True,
+    copy_from: str | None = None,
+    about: Mapping[str, str] | None = None,
 ) -> str:
     """The grammar of one answer: plain text (if ``text``) or one call of ``tools``.
 
@@ -306,14 +309,17 @@ def tool_call_grammar(
     user's words), every argument comes from those words: a string is a run of them, a
     number one they contain, an enum value one they name; an optional argument may be
     given only when the words can supply it (``run_python``'s code, ``list_notes``'s
-    folder), else its default applies. That is what a tiny model can fill in reliably.
+    folder), else its default applies; which run goes where follows the words
+    (co_core.agent.local.copying; ``about`` holds the tools' descriptions). That is what a
+    tiny model can fill in reliably.
     """
     rules = _Rules({}, words=copy_from)
     if copy_from is not None:
-        rules.rules.update(copy_rules(copy_from))
+        rules.rules.update(copy_rules(copy_from) or {"copy": "string"})
     alts = []
     for name, schema in tools:
         rules.defs = (schema or {}).get("$defs", {}) if isinstance(schema, Mapping) else {}
+        rules.for_tool(name, (about or {}).get(name, ""), schema)
         args = rules.value(
             schema or {"type": "object", "properties": {}}, f"args-{_rule_name(name)}"
         )
@@ -365,7 +371,7 @@ def _copied_schema(schema: Any, rules: _Rules) -> Any:
     if isinstance(schema.get("enum"), list):
         return {**schema, "enum": rules._named(schema["enum"]) or schema["enum"]}
     if kind == "string":
-        spans = copy_spans(rules.words or "")
+        spans = rules.string_spans()
         return {"type": "string", "enum": spans} if spans else {"type": "string"}
     if kind in ("integer", "number") and rules._numbers(kind):
         return {"type": kind, "enum": [json.loads(n) for n in rules._numbers(kind)]}
@@ -373,20 +379,24 @@ def _copied_schema(schema: Any, rules: _Rules) -> Any:
         return {**schema, "items": _copied_schema(schema.get("items"), rules)}
     props = schema.get("properties")
     if isinstance(props, Mapping):
-        required = list(schema.get("required") or ())
+        required = rules.required(props, set(schema.get("required") or ()))
         kept = {
-            k: {"type": "string", "enum": rules.files(k, v)}
-            if rules.files(k, v)
+            k: {"type": "string", "enum": fixed}
+            if (fixed := rules.files(k, v) or rules.literals(k, v))
             else _copied_schema(v, rules)
             for k, v in props.items()
             if k in required or rules.supplied(v, k)
         }
-        return {"type": "object", "properties": kept, "required": required}
+        return {"type": "object", "properties": kept, "required": sorted(required)}
     return schema
 
 
 def call_schema(
-    tools: Sequence[tuple[str, Any]], *, text: bool = True, copy_from: str | None = None
+    tools: Sequence[tuple[str, Any]],
+    *,
+    text: bool = True,
+    copy_from: str | None = None,
+    about: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``response_format`` of one answer: ``{"answer": ...}`` (if ``text``) or one call
     ``{"name": ..., "arguments": ...}`` of ``tools``, as a JSON schema."""
@@ -394,6 +404,7 @@ def call_schema(
     for name, schema in tools:
         rules = _Rules((schema or {}).get("$defs", {}) if isinstance(schema, Mapping) else {})
         rules.words = copy_from
+        rules.for_tool(name, (about or {}).get(name, ""), schema)
         args = _copied_schema(schema, rules) if copy_from is not None else schema
         args = {k: v for k, v in (args or {"type": "object"}).items() if k != "$defs"}
         if copy_from is None and isinstance(schema, Mapping) and schema.get("$defs"):

@@ -116,6 +116,16 @@ NOT_A_REQUEST = frozenset(
     el los las una unos unas mi mis tu tus su sus es fue""".split()
 )
 
+# Words that introduce a name ("a note named Shopping"): never part of a copied name.
+NAMING = frozenset("named called titled".split())
+
+# Words a copied value neither starts nor ends on ("the wifi", not "wifi for the"): the
+# determiners above and prepositions.
+SMALL_WORDS = NOT_A_REQUEST | frozenset(
+    """à au aux avec dans pour par sur en et ou mit im in an am auf für von vom zu zum zur
+    und oder ins al del con para por y o""".split()
+)
+
 _FR = """
 lis:read lire:read lisez:read ouvre:open ouvrir:open ouvrez:open affiche:show afficher:show
 affichez:show montre:show montrer:show montrez:show liste:list lister:list listez:list
@@ -143,6 +153,7 @@ demain:tomorrow aujourd'hui:today canal:channel canaux:channel chaîne*:channel
 commande*:command script*:script contenu:content texte:text ligne*:line document*:document
 lien*:link libre*:free occupé*:busy étiquette*:label brouillon*:draft pièce:attachment
 jointe:attachment personne*:people utilisateur*:user passe:password
+nommé*:named appelé*:called intitulé*:titled
 """
 
 _DE = """
@@ -172,6 +183,7 @@ besprechung*:meeting morgen:tomorrow heute:today kanal:channel kanäle*:channel
 befehl*:command skript*:script inhalt*:content text:text zeile*:line dokument*:document
 link*:link frei:free freie:free freien:free beschäftigt:busy anhang:attachment entwurf:draft leute:people
 benutzer*:user passwort*:password
+genannt*:named namens:named benannt*:named heißt:called betitelt*:titled
 """
 
 _ES = """
@@ -199,6 +211,7 @@ evento*:event cita:event citas:event reunión:meeting reuniones:meeting mañana:
 canal:channel canales:channel comando*:command contenido*:content texto*:text
 línea*:line documento*:document enlace*:link libre*:free ocupado*:busy etiqueta*:label
 borrador*:draft adjunto*:attachment usuario*:user contraseña*:password
+llamad*:called nombrad*:named titulad*:titled
 """
 
 

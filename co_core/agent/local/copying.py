@@ -1,0 +1,205 @@
+"""Which runs of the user's words a forced call may copy into each argument.
+
+When Co makes a small model call a tool (co_core.agent.steering), every argument is copied
+from the user's words (co_core.agent.local.grammar). A tiny model still picks the wrong
+run: the text to write as the note's name, the verb as the content. The words themselves
+say which run is which, in any language Co reads:
+
+- **Literal parts** are text to be used as it is: inside quotes or backticks, or after a
+  colon that introduces it ("with the text: milk, eggs"). A tool's *payload* (its
+  ``content``, ``text``, ``code``, ``cmd``...) is one whole literal part when the words
+  have any; the tool's other strings (a note's name) are never a piece of one, and only
+  a whole one when there are several ("... to my note 'Inbox'").
+- **The tool's own words** say which tool, not what it works on: outside literal parts,
+  a name is never copied across "note", "create", "text" (the tool's name and
+  description, and every verb that asks for an effect, read in English: "Notiz", "crée",
+  "texte" count too), nor across a word that introduces a name ("named", "nommée").
+- A copied run starts and ends at word edges, never on a small word ("the wifi", not
+  "wifi for the"; "la", "meine", "avec" too), never with the sentence's punctuation.
+
+Positions a run may not cover are masked: the grammar and the JSON schema are built over
+the same masked text, so both constraints allow exactly the same runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from co_core.agent.tools.bm25 import STOP, words
+from co_core.agent.tools.intent import QUOTED, VERB_OF
+from co_core.agent.tools.lexicon import NAMING, SMALL_WORDS
+
+STARTS_AFTER = " \t\n'\"`(:“„«‘"
+ENDS_BEFORE = " \t\n'\"`),:;?!”“»’"
+TRAILING = ".,:;?!"  # a copy does not end with the sentence's punctuation
+PAYLOAD_KEYS = frozenset({"content", "text", "body", "message", "code", "cmd", "command"})
+MASK = "\x00"  # a position no run may cover
+_INTRO_COLON = re.compile(r"\s?:\s+(?=\S)")  # "text: milk", "texte : lait"; not 9:30, not https:
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def copyable(text: str) -> str:
+    """The user's words as runs are copied from: without the sentence's last punctuation."""
+    return text.strip().rstrip(TRAILING).rstrip()
+
+
+def _small(word: str) -> bool:
+    return word.lower() in STOP or word.lower() in SMALL_WORDS
+
+
+@dataclass(frozen=True)
+class Part:
+    """A literal part: ``text[start:end]`` is the text itself (without its quotes), which
+    ``outer`` spans with them."""
+
+    start: int
+    end: int
+    outer: tuple[int, int]
+
+
+def literal_parts(text: str, *, question: bool = False) -> list[Part]:
+    """The text to use as it is: quoted runs, and the rest of the words after the first
+    colon that introduces text (when that rest is not itself one quoted run, nor the
+    ``question`` the words end with: "Run `ls`: what is there?")."""
+    parts = []
+    for quote in QUOTED.finditer(text):
+        body = quote.group(0)
+        if "://" in body and body[0] not in "`'\"“„«‘":
+            continue  # a link, not a quotation
+        quoted = body[1:-1]
+        start = quote.start() + 1 + len(quoted) - len(quoted.lstrip())  # « text », „text“
+        end = quote.end() - 1 - (len(quoted) - len(quoted.rstrip()))
+        parts.append(Part(start, end, (quote.start(), quote.end())))
+    masked = QUOTED.sub(lambda m: "_" * len(m.group(0)), text)
+    colon = _INTRO_COLON.search(masked)
+    if colon is not None and not question:
+        start, end = colon.end(), len(text)
+        inner = [p for p in parts if p.outer[0] >= start]
+        if not (len(inner) == 1 and inner[0].outer == (start, end)):
+            parts.append(Part(start, end, (colon.start(), end)))
+    return sorted(parts, key=lambda p: p.start)
+
+
+@dataclass(frozen=True)
+class Source:
+    """The user's words, prepared once for one forced call."""
+
+    text: str
+    parts: tuple[Part, ...]
+
+    @classmethod
+    def of(cls, words_: str) -> Source:
+        text = copyable(words_)
+        return cls(text, tuple(literal_parts(text, question=words_.rstrip().endswith("?"))))
+
+    def literals(self) -> list[str]:
+        """The literal parts' texts, each a whole value for a payload."""
+        return list(dict.fromkeys(self.text[p.start : p.end] for p in self.parts))
+
+    def masked(self, tool_words: Iterable[str] = ()) -> str:
+        """The text with what a non-payload value may not cover masked: the literal parts
+        (quotes included) and, outside them, the words that say which tool."""
+        chars = list(self.text)
+        for part in self.parts:
+            chars[part.outer[0] : part.outer[1]] = MASK * (part.outer[1] - part.outer[0])
+        blocked = set(tool_words) | set(VERB_OF) | NAMING
+        for token in _TOKEN.finditer(self.text):
+            if chars[token.start()] == MASK:
+                continue
+            if any(w in blocked for w in words(token.group(0))):
+                chars[token.start() : token.end()] = MASK * (token.end() - token.start())
+        return "".join(chars)
+
+
+def edges(text: str) -> tuple[list[int], set[int]]:
+    """Where a copied run of ``text`` may start and end: at word edges, not on a small
+    word, not with the sentence's punctuation, never across a masked position."""
+    n = len(text)
+
+    def end(j: int) -> bool:
+        last = text[j - 1]
+        if last.isspace() or last in TRAILING or last == MASK:
+            return False
+        word = re.search(r"\w+$", text[:j])
+        if word is not None and _small(word.group(0)):
+            return False  # "the wifi" but not "wifi for the"
+        if j == n:
+            return True
+        nxt = text[j]
+        return (
+            nxt in ENDS_BEFORE
+            or nxt == MASK
+            or (nxt == "." and (j + 1 == n or text[j + 1] in " \t\n" + MASK))
+        )
+
+    edges_ = [
+        i
+        for i in range(n)
+        if not text[i].isspace()
+        and text[i] != MASK
+        and (i == 0 or text[i - 1] in STARTS_AFTER or text[i - 1] == MASK)
+    ]
+    starts = [i for i in edges_ if not _small((re.match(r"\w+", text[i:]) or [""])[0])]
+    return starts or edges_, {j for j in range(1, n + 1) if end(j)}
+
+
+def _escaped(char: str) -> str:
+    return json.dumps(json.dumps(char, ensure_ascii=False)[1:-1], ensure_ascii=False)
+
+
+def copy_rules(text: str, name: str = "copy", *, masked: str | None = None) -> dict[str, str]:
+    """GBNF rules whose ``name`` matches a JSON string holding one run of ``text`` that
+    :func:`edges` allows. ``masked`` (the same text with masked positions) narrows them;
+    with no run left, the rule matches nothing a model can write (an empty alternative is
+    never offered: the caller leaves such an argument out or lets the model choose)."""
+    if masked is None:
+        text = copyable(text)
+        masked = text
+    n = len(text)
+    if not n:
+        return {name: "string"}
+    starts, ends = edges(masked)
+    rules: dict[str, str] = {}
+    live: set[int] = set()  # positions from which a run can still end well
+    for i in range(n - 1, -1, -1):
+        if masked[i] == MASK:
+            continue
+        piece = _escaped(text[i])
+        can_end = i + 1 in ends
+        goes_on = i + 1 in live
+        if can_end and goes_on:
+            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1} | {piece}"
+        elif can_end:
+            rules[f"{name}-{i}"] = piece
+        elif goes_on:
+            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1}"
+        else:
+            continue
+        live.add(i)
+    first = [i for i in starts if i in live]
+    if not first:
+        return {}
+    rules[name] = '"\\"" ( ' + " | ".join(f"{name}-{i}" for i in first) + ' ) "\\""'
+    return rules
+
+
+MAX_SPANS = 500  # copied runs listed in a JSON schema; beyond, any string
+
+
+def copy_spans(text: str, *, masked: str | None = None) -> list[str] | None:
+    """The runs :func:`copy_rules` allows, listed (for a JSON schema's ``enum``); None when
+    there are more than ``MAX_SPANS``."""
+    if masked is None:
+        text = copyable(text)
+        masked = text
+    if not text:
+        return None
+    starts, ends = edges(masked)
+    stops = sorted(ends)
+    if len(starts) * len(stops) > 4 * MAX_SPANS:
+        return None
+    spans = [text[i:j] for i in starts for j in stops if j > i and MASK not in masked[i:j]]
+    return spans if len(spans) <= MAX_SPANS else None
