@@ -19,6 +19,7 @@ from openai_server import Server
 
 from co_core.agent.assembly.build import load_tools
 from co_core.agent.local.constrained import ConstrainedModel
+from co_core.agent.local.grammar import WORDS_ONLY
 from co_core.agent.models import compat_model, resolve
 from co_core.agent.steering.route import Route, route
 from co_core.agent.tools.intent import VERB_OF, read_intent
@@ -394,6 +395,47 @@ def test_a_forced_run_python_call_carries_code_when_no_script_is_named(
     assert not gbnf_check.accepts(grammar, call("run_python")["text"])
     named = tool_call_grammar(pairs, text=False, copy_from="Run script.py with Python", about=about)
     assert gbnf_check.accepts(named, call("run_python", path="script.py")["text"])
+
+
+# -- after a search: read what it found, with the same plugin's reading tool ----------------
+
+
+def test_after_a_search_that_found_the_note_a_steered_model_may_read_it_and_nothing_else(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    """The hit repeats the query's words ("book club"), which says nothing of the host: the
+    model may read the note it found, with co-obsidian's read_note only."""
+    server, queue = replies
+    vault = bundled.cwd.parent / "vault"
+    (vault / "Clubs").mkdir()
+    (vault / "Clubs" / "Book club.md").write_text("# Book club\n\nNext host: Mira.\n")
+    queue += [
+        call("search_notes", query="book club"),
+        call("read_note", name="Clubs/Book club"),
+        {"text": "Mira hosts next."},
+    ]
+    words = "Qui accueille le prochain book club ? Regarde dans mes notes."
+    turn = run_turn(bundled, words, steered(server))
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [
+        ("search_notes", "ok"),
+        ("read_note", "ok"),
+    ]
+    follow_up = server.requests[1]["grammar"]
+    assert '"\\"read_note\\""' in follow_up
+    for other in ("note_links", "list_notes", "read_file", "search_notes"):
+        assert f'"\\"{other}\\""' not in follow_up
+    assert "Mira" in turn.output
+
+
+def test_after_a_search_that_found_nothing_a_steered_model_answers_in_words(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    queue += [call("search_notes", query="dentiste"), {"text": "No note mentions it."}]
+    turn = run_turn(bundled, "Cherche le dentiste dans mes notes.", steered(server))
+    assert [c["tool"] for c in turn.calls] == ["search_notes"]
+    assert server.requests[1]["grammar"] == WORDS_ONLY  # nothing found: nothing to read
+    assert "No note" in turn.output
 
 
 # -- which models are steered: by size, asked of their server; JSON schemas for Ollama -------

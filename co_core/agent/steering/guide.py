@@ -15,7 +15,8 @@ from scratch, and loses its question in a long result. For a model Co steers
 2. **After a call**: the model reads the result (the lines that answer the question, when
    it is long) and writes the answer in words (a grammar keeps it from writing a call as
    text). One more call is allowed when the result calls for it: after a failed call (to
-   fix it), or after a listing or a search (to read what it found, not to list again).
+   fix it), or after a listing or a search that found something but not what was asked
+   (to read it with the same plugin's ``read_...`` tool, not to list again).
 3. A call that was denied, or whose plugin is not set up, is answered by Co with the
    reason; so are two failed calls. An answer that is empty, or does not repeat what the
    result's best-matching line says (co_core.agent.steering.grounding), is replaced by
@@ -114,8 +115,10 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
     def _follow_up(self, ended: list[ToolCallRecord], intent: Intent) -> set[str]:
         """The tools a steered model may call after ``ended``: after a failed call, any it
         was offered (it may fix the call); after a listing or a search that does not hold
-        what the user asked about, any but that one (to read what it found); otherwise
-        none: it answers in words."""
+        what the user asked about, the same plugin's ``read_...`` tools (to read what it
+        found: a file it listed, a note it found); otherwise none: it answers in words.
+        The words the call itself carried (the search's query) are no sign that the
+        result holds the answer: every hit repeats them."""
         if len(ended) >= MAX_CALLS:
             return set()
         last = ended[-1]
@@ -124,9 +127,19 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return offered
         if words(last.tool)[:1] not in (["list"], ["search"], ["find"]):
             return set()
-        asked = set(intent.words) - self.toolbox.doc_words(last.tool)
+        if getattr(last.result, "count", None) == 0:
+            return set()  # nothing found: nothing to read
+        carried = set(words(" ".join(str(v) for v in last.asked.values())))
+        asked = set(intent.words) - self.toolbox.doc_words(last.tool) - carried
         found = set(words(shown(last)))
-        return set() if asked & found else offered - {last.tool}
+        if asked & found:
+            return set()
+        plugin = self.toolbox.plugin(last.tool)
+        return {
+            name
+            for name in offered - {last.tool}
+            if words(name)[:1] == ["read"] and self.toolbox.plugin(name) == plugin
+        }
 
     def _settled(self, ended: list[ToolCallRecord]) -> str | None:
         """Co's own answer when the calls leave nothing for the model to read."""

@@ -301,6 +301,11 @@ class Toolbox(AbstractCapability[CoDeps]):
         spec = self.specs.get(name)
         return spec.risk if spec is not None else None
 
+    def plugin(self, name: str) -> str | None:
+        """The plugin (or MCP server) a tool comes from; None: unknown."""
+        spec = self.specs.get(name)
+        return spec.plugin if spec is not None else None
+
     def blocked_call(self, name: str) -> str | None:
         """Why a call of ``name`` cannot work (its plugin is not set up), or None."""
         spec = self.specs.get(name)
