@@ -173,6 +173,11 @@ def test_no_write_send_or_exec_tool_is_chosen_unless_asked(bundled: App, text: s
         ("In settings.toml change the timeout to 30.", "edit_file"),
         ("Liste les fichiers de ce dossier.", "list_files"),
         ("Durchsuche meine Notizen nach 'wifi'.", "search_notes"),
+        # close scores, but only one of the close tools does what the words ask
+        ("How many lines does server.log have? Use `wc -l`.", "run_shell_command"),
+        ("Wie viele Zeilen hat server.log? Nimm `wc -l`.", "run_shell_command"),
+        ("¿Cuántas líneas tiene server.log? Usa `wc -l`.", "run_shell_command"),
+        ("Create a file hello.txt in this folder containing: hi", "write_file"),
     ],
 )
 def test_an_asked_action_routes_to_its_tool_in_any_language(
@@ -370,6 +375,34 @@ def test_a_steered_append_writes_the_quoted_line_to_the_note_named(
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("append_to_note", "ok")]
     todo = (bundled.cwd.parent / "vault" / "Todo.md").read_text()
     assert todo.endswith("- call Dr. Smith\n") and "water plants" in todo
+
+
+@pytest.mark.parametrize(
+    ("words", "command"),
+    [
+        ("How many lines does server.log have? Use `wc -l`.", "wc -l server.log"),
+        ("Combien de lignes contient server.log ? Utilise `wc -l`.", "wc -l server.log"),
+        ("Run sha256sum on blob.txt and tell me the hash.", "sha256sum blob.txt"),
+        ("Führe `echo hi | rev` aus.", "echo hi | rev"),
+    ],
+)
+def test_a_forced_command_is_the_one_written_maybe_on_a_file_named(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str, command: str
+) -> None:
+    """ "Use `wc -l`" on "server.log" may be ``wc -l server.log``; nothing else is added."""
+    from co_core.agent.local.grammar import call_schema, tool_call_grammar
+
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    tool_def = {t.name: t for t in load_tools(make_app().host, print)}["run_shell_command"]
+    pairs = [("run_shell_command", tool_def.tool_def.parameters_json_schema)]
+    about = {"run_shell_command": tool_def.tool_def.description or ""}
+    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
+    assert gbnf_check.accepts(grammar, call("run_shell_command", cmd=command)["text"])
+    for wrong in (f"{command}; rm -rf ~", f"{command} /etc/passwd", "cat server.log"):
+        assert not gbnf_check.accepts(grammar, call("run_shell_command", cmd=wrong)["text"])
+    schema = call_schema(pairs, text=False, copy_from=words, about=about)
+    listed = schema["json_schema"]["schema"]["properties"]["arguments"]["properties"]["cmd"]
+    assert command in listed["enum"] and f"{command}; rm -rf ~" not in listed["enum"]
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,10 @@ say which run is which, in any language Co reads:
   a name is never copied across "note", "create", "text" (the tool's name and
   description, and every verb that asks for an effect, read in English: "Notiz", "crée",
   "texte" count too), nor across a word that introduces a name ("named", "nommée").
+- A command (``cmd``) is what the words give for it, optionally followed by one of the
+  file names they give: "Use `wc -l`" on "server.log" is ``wc -l server.log``, "Run
+  sha256sum on blob.txt" is ``sha256sum blob.txt`` (the policy and the user's approval
+  see exactly that command).
 - A copied run starts and ends at word edges, never on a small word ("the wifi", not
   "wifi for the"; "la", "meine", "avec" too), never with the sentence's punctuation.
 
@@ -36,6 +40,7 @@ STARTS_AFTER = " \t\n'\"`(:“„«‘"
 ENDS_BEFORE = " \t\n'\"`),:;?!”“»’"
 TRAILING = ".,:;?!"  # a copy does not end with the sentence's punctuation
 PAYLOAD_KEYS = frozenset({"content", "text", "body", "message", "code", "cmd", "command"})
+COMMAND_KEYS = frozenset({"cmd", "command"})  # a command may be followed by a file named
 MASK = "\x00"  # a position no run may cover
 _INTRO_COLON = re.compile(r"\s?:\s+(?=\S)")  # "text: milk", "texte : lait"; not 9:30, not https:
 _TOKEN = re.compile(r"[^\W_]+")
@@ -150,7 +155,9 @@ def _escaped(char: str) -> str:
     return json.dumps(json.dumps(char, ensure_ascii=False)[1:-1], ensure_ascii=False)
 
 
-def copy_rules(text: str, name: str = "copy", *, masked: str | None = None) -> dict[str, str]:
+def copy_rules(
+    text: str, name: str = "copy", *, masked: str | None = None, quoted: bool = True
+) -> dict[str, str]:
     """GBNF rules whose ``name`` matches a JSON string holding one run of ``text`` that
     :func:`edges` allows. ``masked`` (the same text with masked positions) narrows them;
     with no run left, the rule matches nothing a model can write (an empty alternative is
@@ -182,7 +189,8 @@ def copy_rules(text: str, name: str = "copy", *, masked: str | None = None) -> d
     first = [i for i in starts if i in live]
     if not first:
         return {}
-    rules[name] = '"\\"" ( ' + " | ".join(f"{name}-{i}" for i in first) + ' ) "\\""'
+    body = "( " + " | ".join(f"{name}-{i}" for i in first) + " )"
+    rules[name] = f'"\\"" {body} "\\""' if quoted else body  # quoted: a whole JSON string
     return rules
 
 

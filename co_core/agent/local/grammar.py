@@ -18,7 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from co_core.agent.local.copying import PAYLOAD_KEYS, Source, copy_rules, copy_spans
+from co_core.agent.local.copying import (
+    COMMAND_KEYS,
+    MAX_SPANS,
+    PAYLOAD_KEYS,
+    Source,
+    copy_rules,
+    copy_spans,
+)
 from co_core.agent.tools.bm25 import FILE_NAME, words
 
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
@@ -246,7 +253,40 @@ class _Rules:
             return self.object(schema, name)
         return "value"
 
+    def command_rule(self) -> str:
+        """A copied command: a literal part (or, with none, a run of the words), then
+        maybe a space and one of the file names the words give."""
+        name = f"cmd-{_rule_name(self.tool)}"
+        if name in self.rules:
+            return name
+        source = self.source
+        heads = [literal(json.dumps(x, ensure_ascii=False)[1:-1]) for x in source.literals()]
+        if not heads:
+            found = copy_rules(source.text, f"{name}-run", masked=self.masked(), quoted=False)
+            if not found:
+                return "copy"
+            self.rules.update(found)
+            heads = [f"{name}-run"]
+        files = [literal(json.dumps(f, ensure_ascii=False)[1:-1]) for f in self.file_names()]
+        tail = f' ( " " ( {" | ".join(files)} ) )?' if files else ""
+        self.rules[name] = f'"\\"" ( {" | ".join(heads)} ){tail} "\\""'
+        return name
+
+    def command_spans(self) -> list[str] | None:
+        """:meth:`command_rule`'s values, listed."""
+        source = self.source
+        heads = source.literals() or copy_spans(source.text, masked=self.masked()) or []
+        if not heads:
+            return copy_spans(self.words or "")
+        found = [*heads, *(f"{h} {f}" for h in heads for f in self.file_names())]
+        return found if len(found) <= MAX_SPANS else None
+
+    def file_names(self) -> list[str]:
+        return list(dict.fromkeys(FILE_NAME.findall(self.words or "")))
+
     def property(self, key: str, schema: Any, name: str) -> str:
+        if self.copy and key in COMMAND_KEYS and self._is_string(schema):
+            return self.command_rule()
         found = self.files(key, schema) or self.literals(key, schema)
         if found:
             return "(" + " | ".join(json_literal(f) for f in found) + ")"
@@ -260,7 +300,7 @@ class _Rules:
         target = _plain(self._target(_plain(schema)))
         if not isinstance(target, Mapping) or target.get("type") != "string":
             return []
-        return list(dict.fromkeys(FILE_NAME.findall(self.words)))
+        return self.file_names()
 
     def object(self, schema: Mapping[str, Any], name: str) -> str:
         props = schema.get("properties")
@@ -382,7 +422,11 @@ def _copied_schema(schema: Any, rules: _Rules) -> Any:
         required = rules.required(props, set(schema.get("required") or ()))
         kept = {
             k: {"type": "string", "enum": fixed}
-            if (fixed := rules.files(k, v) or rules.literals(k, v))
+            if (
+                fixed := (rules.command_spans() if k in COMMAND_KEYS else None)
+                or rules.files(k, v)
+                or rules.literals(k, v)
+            )
             else _copied_schema(v, rules)
             for k, v in props.items()
             if k in required or rules.supplied(v, k)

@@ -9,8 +9,9 @@ names) against the user's words (co_core.agent.tools.intent). Then, in this orde
 - the best tool's plugin is not set up: Co answers with how to set it up, when the words
   ask for something ("Busy day ahead, hope you're well" asks nothing of ``free_busy``)
   and no tool that works matches nearly as well (``SETUP_MARGIN``);
-- the best tools score about the same (within ``CLOSE``): Co does not pick one; the
-  model calls one of those it may use;
+- the best tools score about the same (within ``CLOSE``): when exactly one of them
+  has the effect the words ask for by a verb ("Use `wc -l`" asks to run), the model
+  must call that one; else Co does not pick: the model calls one of those it may use;
 - the best tool writes, sends or executes and the user's words do not ask for that
   effect with a verb, in a clause about what the tool handles: Co asks, naming the tool
   and the verb that would ask for it;
@@ -127,6 +128,9 @@ def route(intent: Intent, tools: Tools) -> Route:
             effect = tools.effect(best)
             return Route("ask", (best,), ask_first(best, effect), f"{effect} not asked for")
     close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n))
+    doing = [n for n in close if tools.effect(n) in intent.effects]
+    if len(close) > 1 and len(doing) == 1:  # "Use `wc -l`": the one that does what was asked
+        return Route("call", (doing[0],), why=f"close scores; {doing[0]} does what was asked")
     if len(close) > 1:
         return Route("among", close, why="close scores")
     covered = coverage(intent, tools.doc_words(best))
