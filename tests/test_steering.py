@@ -328,9 +328,17 @@ NOTE_WORDINGS = [
 ]
 
 
-def _note_call(words: str) -> tuple[str, Any]:
-    tool = "append_to_note" if "Inbox" in words else "create_note"
-    return tool, {t.name: t for t in load_tools(make_app().host, print)}[tool].tool_def
+def forced(tool: str, words: str) -> tuple[str, dict[str, Any]]:
+    """The grammar and the JSON schema Co sends when a steered model must call the bundled
+    ``tool`` with values from ``words``."""
+    from co_core.agent.local.grammar import call_schema, tool_call_grammar
+
+    tool_def = {t.name: t for t in load_tools(make_app().host, print)}[tool].tool_def
+    pairs = [(tool, tool_def.parameters_json_schema)]
+    about = {tool: tool_def.description or ""}
+    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
+    schema = call_schema(pairs, text=False, copy_from=words, about=about)
+    return grammar, schema["json_schema"]["schema"]["properties"]["arguments"]["properties"]
 
 
 @pytest.mark.parametrize(("words", "name", "text"), NOTE_WORDINGS)
@@ -339,12 +347,9 @@ def test_a_forced_call_copies_the_name_and_the_text_each_from_its_own_part_of_th
 ) -> None:
     """The text is the literal part (after the colon, in quotes); the name is never a piece
     of it, nor the words that say which tool ("note", "text", "named")."""
-    from co_core.agent.local.grammar import call_schema, tool_call_grammar
-
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
-    tool, tool_def = _note_call(words)
-    pairs, about = [(tool, tool_def.parameters_json_schema)], {tool: tool_def.description or ""}
-    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
+    tool = "append_to_note" if "Inbox" in words else "create_note"
+    grammar, arguments = forced(tool, words)
     right = call(tool, name=name, content=text)["text"]
     assert gbnf_check.accepts(grammar, right)
     swapped = call(tool, name=text, content=name)["text"]
@@ -354,8 +359,6 @@ def test_a_forced_call_copies_the_name_and_the_text_each_from_its_own_part_of_th
     for wrong in (f"{name} with the text", "note", "named " + name, *piece):
         assert not gbnf_check.accepts(grammar, call(tool, name=wrong, content=text)["text"])
     # Ollama's JSON schema allows the same values
-    schema = call_schema(pairs, text=False, copy_from=words, about=about)
-    arguments = schema["json_schema"]["schema"]["properties"]["arguments"]["properties"]
     assert text in arguments["content"]["enum"]
     names = arguments["name"]["enum"]
     assert name in names and f"{name} with the text" not in names
@@ -390,19 +393,13 @@ def test_a_forced_command_is_the_one_written_maybe_on_a_file_named(
     co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str, command: str
 ) -> None:
     """ "Use `wc -l`" on "server.log" may be ``wc -l server.log``; nothing else is added."""
-    from co_core.agent.local.grammar import call_schema, tool_call_grammar
-
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
-    tool_def = {t.name: t for t in load_tools(make_app().host, print)}["run_shell_command"]
-    pairs = [("run_shell_command", tool_def.tool_def.parameters_json_schema)]
-    about = {"run_shell_command": tool_def.tool_def.description or ""}
-    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
+    grammar, arguments = forced("run_shell_command", words)
     assert gbnf_check.accepts(grammar, call("run_shell_command", cmd=command)["text"])
     for wrong in (f"{command}; rm -rf ~", f"{command} /etc/passwd", "cat server.log"):
         assert not gbnf_check.accepts(grammar, call("run_shell_command", cmd=wrong)["text"])
-    schema = call_schema(pairs, text=False, copy_from=words, about=about)
-    listed = schema["json_schema"]["schema"]["properties"]["arguments"]["properties"]["cmd"]
-    assert command in listed["enum"] and f"{command}; rm -rf ~" not in listed["enum"]
+    listed = arguments["cmd"]["enum"]
+    assert command in listed and f"{command}; rm -rf ~" not in listed
 
 
 @pytest.mark.parametrize(
@@ -417,16 +414,11 @@ def test_a_forced_run_python_call_carries_code_when_no_script_is_named(
     co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str
 ) -> None:
     """run_python needs code or a path; with no file named, the call cannot leave out both."""
-    from co_core.agent.local.grammar import tool_call_grammar
-
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
-    tool_def = {t.name: t for t in load_tools(make_app().host, print)}["run_python"].tool_def
-    pairs = [("run_python", tool_def.parameters_json_schema)]
-    about = {"run_python": tool_def.description or ""}
-    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
+    grammar, _ = forced("run_python", words)
     assert gbnf_check.accepts(grammar, call("run_python", code="7919 * 104729")["text"])
     assert not gbnf_check.accepts(grammar, call("run_python")["text"])
-    named = tool_call_grammar(pairs, text=False, copy_from="Run script.py with Python", about=about)
+    named, _ = forced("run_python", "Run script.py with Python")
     assert gbnf_check.accepts(named, call("run_python", path="script.py")["text"])
 
 
