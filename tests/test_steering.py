@@ -452,6 +452,20 @@ def test_after_a_search_that_found_the_note_a_steered_model_may_read_it_and_noth
     assert "Mira" in turn.output
 
 
+@pytest.mark.parametrize(
+    "words", ["List the files in this folder.", "Liste les fichiers de ce dossier."]
+)
+def test_a_listing_that_was_all_the_words_asked_for_is_answered_without_another_call(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]], words: str
+) -> None:
+    server, queue = replies
+    queue += [call("list_files"), {"text": "There is sales.csv."}]
+    turn = run_turn(bundled, words, steered(server))
+    assert [c["tool"] for c in turn.calls] == ["list_files"]
+    assert server.requests[1]["grammar"] == WORDS_ONLY  # nothing more to read
+    assert "sales.csv" in turn.output
+
+
 def test_after_a_search_that_found_nothing_a_steered_model_answers_in_words(
     bundled: App, replies: tuple[Server, list[dict[str, Any]]]
 ) -> None:

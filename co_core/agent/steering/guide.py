@@ -132,8 +132,8 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         carried = set(words(" ".join(str(v) for v in last.asked.values())))
         asked = set(intent.words) - self.toolbox.doc_words(last.tool) - carried
         found = set(words(shown(last)))
-        if asked & found:
-            return set()
+        if not asked or asked & found:
+            return set()  # the listing was what was asked, or it holds the answer
         plugin = self.toolbox.plugin(last.tool)
         return {
             name

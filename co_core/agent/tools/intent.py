@@ -28,6 +28,7 @@ from co_core.agent.tools.lexicon import (
     NEGATIONS,
     NOT_A_REQUEST,
     REQUEST_WORDS,
+    SMALL_WORDS,
     SYNONYM_WEIGHT,
     SYNONYMS,
     USE,
@@ -44,6 +45,7 @@ QUOTED = re.compile(
     re.I,
 )
 CODE = re.compile(r"`[^`\n]+`")
+SMALL = STOP | SMALL_WORDS  # words that say nothing of what to do ("the", "les", "meine")
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CLAUSE = re.compile(r"[.;!?]+(?:\s|$)|\n")
 _QUESTION = re.compile(r"\?")
@@ -182,7 +184,7 @@ def _is_request(text: str, said: Iterable[str], asked: dict[str, frozenset[str]]
 
 
 def read_intent(text: str) -> Intent:
-    said = tuple(w for w in dict.fromkeys(words(instructions(text))) if w not in STOP)
+    said = tuple(w for w in dict.fromkeys(words(instructions(text))) if w not in STOP | SMALL_WORDS)
     asked = asked_effects(text)
     query = query_weights((spoken(text), 1.0))
     for word in said:
