@@ -380,6 +380,26 @@ def test_a_steered_append_writes_the_quoted_line_to_the_note_named(
     assert todo.endswith("- call Dr. Smith\n") and "water plants" in todo
 
 
+def test_a_forced_call_that_failed_is_forced_again_without_the_value_that_failed(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    wrong = call("append_to_note", name="ligne", content="- call Dr. Smith")
+    right = call("append_to_note", name="Todo", content="- call Dr. Smith")
+    queue += [wrong, right, {"text": "Added."}]
+    words = "Ajoute la ligne '- call Dr. Smith' à ma note Todo."
+    turn = run_turn(bundled, words, steered(server), approvals=True)
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [
+        ("append_to_note", "retry"),  # No note named 'ligne'
+        ("append_to_note", "ok"),
+    ]
+    again = server.requests[1]["grammar"]
+    assert again.startswith("root ::= call\n")  # the same tool, forced again
+    assert not gbnf_check.accepts(again, wrong["text"])  # not the name that failed
+    assert gbnf_check.accepts(again, right["text"])
+    assert (bundled.cwd.parent / "vault" / "Todo.md").read_text().endswith("- call Dr. Smith\n")
+
+
 @pytest.mark.parametrize(
     ("words", "command"),
     [

@@ -131,6 +131,28 @@ def result_text(part: ToolReturnPart, question: str = "", budget: int = RESULT_C
     return text
 
 
+def failed_values(messages: Sequence[ModelMessage]) -> tuple[str, ...]:
+    """The string values of the latest call that was sent back to the model to fix: a
+    call Co forces again must not repeat them ("No note named 'ligne'")."""
+    failed = {
+        part.tool_call_id
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if (isinstance(part, RetryPromptPart) and part.tool_name)
+        or (isinstance(part, ToolReturnPart) and getattr(part, "outcome", "success") != "success")
+    }
+    for message in reversed(messages):
+        if not isinstance(message, ModelResponse):
+            continue
+        for part in message.parts:
+            if isinstance(part, ToolCallPart) and part.tool_call_id in failed:
+                args = part.args_as_dict()
+                return tuple(v for v in args.values() if isinstance(v, str) and v.strip())
+        return ()
+    return ()
+
+
 def call_text(part: ToolCallPart) -> str:
     args = part.args_as_dict() if not isinstance(part.args, str) or part.args else {}
     body = json.dumps({"name": part.tool_name, "arguments": args}, ensure_ascii=False)
@@ -228,15 +250,22 @@ class ConstrainedModel(WrapperModel):
             copy = (
                 latest_prompt(messages) if self.co_small and not params.allow_text_output else None
             )
+            avoid = failed_values(messages) if copy is not None else ()
             text = params.allow_text_output
             body: dict[str, Any]
             if self.constraint == "json":
                 body = {
-                    "response_format": call_schema(pairs, text=text, copy_from=copy, about=about)
+                    "response_format": call_schema(
+                        pairs, text=text, copy_from=copy, about=about, avoid=avoid
+                    )
                 }
                 how = HOW_TO_CALL_JSON
             else:
-                body = {"grammar": tool_call_grammar(pairs, text=text, copy_from=copy, about=about)}
+                body = {
+                    "grammar": tool_call_grammar(
+                        pairs, text=text, copy_from=copy, about=about, avoid=avoid
+                    )
+                }
                 how = HOW_TO_CALL
             settings["extra_body"] = {**(settings.get("extra_body") or {}), **body}
             instructions.append(InstructionPart(tools_text(tools, how)))

@@ -104,10 +104,14 @@ class Source:
         """The literal parts' texts, each a whole value for a payload."""
         return list(dict.fromkeys(self.text[p.start : p.end] for p in self.parts))
 
-    def masked(self, tool_words: Iterable[str] = ()) -> str:
+    def masked(self, tool_words: Iterable[str] = (), avoid: Iterable[str] = ()) -> str:
         """The text with what a non-payload value may not cover masked: the literal parts
-        (quotes included) and, outside them, the words that say which tool."""
+        (quotes included), the values to ``avoid`` (they just failed) and, outside them,
+        the words that say which tool."""
         chars = list(self.text)
+        for value in avoid:
+            for found in re.finditer(re.escape(value), self.text):
+                chars[found.start() : found.end()] = MASK * (found.end() - found.start())
         for part in self.parts:
             chars[part.outer[0] : part.outer[1]] = MASK * (part.outer[1] - part.outer[0])
         blocked = set(tool_words) | set(VERB_OF) | NAMING

@@ -99,6 +99,7 @@ class _Rules:
     tool: str = ""
     tool_words: frozenset[str] = frozenset()
     payload: bool = False
+    avoid: tuple[str, ...] = ()  # values of a call that failed: not copied again
 
     @property
     def copy(self) -> bool:
@@ -131,7 +132,7 @@ class _Rules:
         source = self.source
         if not self.payload:
             source = Source(source.text, ())  # no payload: quoted text is theirs to copy
-        return source.masked(self.tool_words)
+        return source.masked(self.tool_words, self.avoid)
 
     def string_rule(self) -> str:
         """The rule of a copied string that is not the payload (the general ``copy`` when
@@ -342,6 +343,7 @@ def tool_call_grammar(
     text: bool = True,
     copy_from: str | None = None,
     about: Mapping[str, str] | None = None,
+    avoid: Sequence[str] = (),
 ) -> str:
     """The grammar of one answer: plain text (if ``text``) or one call of ``tools``.
 
@@ -353,7 +355,7 @@ def tool_call_grammar(
     (co_core.agent.local.copying; ``about`` holds the tools' descriptions). That is what a
     tiny model can fill in reliably.
     """
-    rules = _Rules({}, words=copy_from)
+    rules = _Rules({}, words=copy_from, avoid=tuple(avoid))
     if copy_from is not None:
         rules.rules.update(copy_rules(copy_from) or {"copy": "string"})
     alts = []
@@ -441,13 +443,14 @@ def call_schema(
     text: bool = True,
     copy_from: str | None = None,
     about: Mapping[str, str] | None = None,
+    avoid: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The ``response_format`` of one answer: ``{"answer": ...}`` (if ``text``) or one call
     ``{"name": ..., "arguments": ...}`` of ``tools``, as a JSON schema."""
     options: list[dict[str, Any]] = []
     for name, schema in tools:
         rules = _Rules((schema or {}).get("$defs", {}) if isinstance(schema, Mapping) else {})
-        rules.words = copy_from
+        rules.words, rules.avoid = copy_from, tuple(avoid)
         rules.for_tool(name, (about or {}).get(name, ""), schema)
         args = _copied_schema(schema, rules) if copy_from is not None else schema
         args = {k: v for k, v in (args or {"type": "object"}).items() if k != "$defs"}

@@ -97,10 +97,11 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return _said(settled)
         params = request_context.model_request_parameters
         follow_up = self._follow_up(ended, read_intent(latest_prompt(ctx.messages)))
+        again = self._again(ended)
         request_context.model_request_parameters = dataclasses.replace(
             params,
-            function_tools=[t for t in params.function_tools if t.name in follow_up],
-            allow_text_output=True,
+            function_tools=[t for t in params.function_tools if t.name in (again or follow_up)],
+            allow_text_output=not again,
         )
         response = await handler(request_context)
         if _calls(response):
@@ -111,6 +112,17 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             # said nothing, or not what the result says: Co shows the lines that answer
             return _said(excerpt(results, question) or "\n\n".join(shown(r) for r in ended))
         return response
+
+    def _again(self, ended: list[ToolCallRecord]) -> set[str]:
+        """The tool Co made the model call, when that call failed: it is called once more,
+        its values again copied from the words (the constrained call leaves out the ones
+        that just failed: co_core.agent.local.constrained)."""
+        last, chosen = ended[-1], self.last_route
+        if len(ended) >= MAX_CALLS or last.status != "retry":  # only the model's mistakes
+            return set()
+        if chosen is None or chosen.kind != "call" or chosen.tools != (last.tool,):
+            return set()
+        return {last.tool}
 
     def _follow_up(self, ended: list[ToolCallRecord], intent: Intent) -> set[str]:
         """The tools a steered model may call after ``ended``: after a failed call, any it
