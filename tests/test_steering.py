@@ -325,6 +325,8 @@ NOTE_WORDINGS = [
     ("Ajoute la ligne « - call Dr. Smith » à ma note Inbox.", "Inbox", "- call Dr. Smith"),
     ("Häng die Zeile „- call Dr. Smith“ an meine Notiz Inbox an.", "Inbox", "- call Dr. Smith"),
     ("Put '- call Dr. Smith' in my note 'Inbox'", "Inbox", "- call Dr. Smith"),
+    ("Erstelle eine Notiz Shopping mit dem Inhalt: milk, eggs", "Shopping", "milk, eggs"),
+    ("Füge '- call Dr. Smith' zu meiner Inbox-Notiz hinzu.", "Inbox", "- call Dr. Smith"),
 ]
 
 
@@ -356,7 +358,7 @@ def test_a_forced_call_copies_the_name_and_the_text_each_from_its_own_part_of_th
     if f"'{name}'" not in words:  # with the name quoted too, either part may be either
         assert not gbnf_check.accepts(grammar, swapped)
     piece = [text.split(",")[0]] if "," in text else [text[2:]]  # never a piece of the text
-    for wrong in (f"{name} with the text", "note", "named " + name, *piece):
+    for wrong in (f"{name} with the text", "note", "named " + name, f"{name}-", *piece):
         assert not gbnf_check.accepts(grammar, call(tool, name=wrong, content=text)["text"])
     # Ollama's JSON schema allows the same values
     assert text in arguments["content"]["enum"]
@@ -378,6 +380,47 @@ def test_a_steered_append_writes_the_quoted_line_to_the_note_named(
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("append_to_note", "ok")]
     todo = (bundled.cwd.parent / "vault" / "Todo.md").read_text()
     assert todo.endswith("- call Dr. Smith\n") and "water plants" in todo
+
+
+@pytest.mark.parametrize(
+    ("words", "name"),
+    [
+        ("Lis ma note Recipes/Pancakes : quelle température de four indique-t-elle ?", "x"),
+        ("Read my note Recipes/Pancakes: what oven temperature does it say?", "x"),
+    ],
+)
+def test_a_copied_name_never_runs_across_the_end_of_a_clause(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str, name: str
+) -> None:
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    grammar, arguments = forced("read_note", words)
+    names = arguments["name"]["enum"]
+    assert "Recipes/Pancakes" in names
+    assert not [n for n in names if ":" in n or "?" in n or n.lower().startswith("quel")]
+    assert gbnf_check.accepts(grammar, call("read_note", name="Recipes/Pancakes")["text"])
+    crossing = call("read_note", name="Recipes/Pancakes : quelle")["text"]
+    assert not gbnf_check.accepts(grammar, crossing)
+
+
+def test_a_routed_tool_is_carried_even_when_the_tool_budget_leaves_it_out(
+    sandboxed: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    """The local model's tool budget ranks the read tools first for these words; the exec
+    tools Co routes them to are sent anyway, and the call runs (it is not refused as "not
+    offered in this step")."""
+    server, queue = replies
+    work = sandboxed.cwd
+    (work / "blob.txt").write_text("hello\n")
+    (work / "vault").mkdir()  # with the notes tools too, the budget cannot carry them all
+    settings = {"shell": {"sandbox": "bubblewrap"}, "obsidian": {"vault_path": str(work / "vault")}}
+    app = make_app(settings, cwd=work)
+    assert isinstance(app, App)
+    queue += [call("run_shell_command", cmd="sha256sum blob.txt"), {"text": "Done."}]
+    words = "Berechne mit sha256sum den Hash von blob.txt."
+    turn = run_turn(app, words, steered(server), approvals=True)
+    assert '"\\"run_shell_command\\""' in server.requests[0]["grammar"]
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [("run_shell_command", "ok")]
+    assert "5891b5b522d5df08" in server.requests[1]["messages"][-1]["content"]  # its hash
 
 
 def test_a_forced_call_that_failed_is_forced_again_without_the_value_that_failed(

@@ -13,12 +13,15 @@ say which run is which, in any language Co reads:
 - **The tool's own words** say which tool, not what it works on: outside literal parts,
   a name is never copied across "note", "create", "text" (the tool's name and
   description, and every verb that asks for an effect, read in English: "Notiz", "crée",
-  "texte" count too), nor across a word that introduces a name ("named", "nommée").
+  "texte" count too), nor across a word that introduces a name ("named", "nommée") or
+  names the payload ("the text", "dem Inhalt", "la ligne"); the tool's parameter names
+  count as its words.
 - A command (``cmd``) is what the words give for it, optionally followed by one of the
   file names they give: "Use `wc -l`" on "server.log" is ``wc -l server.log``, "Run
   sha256sum on blob.txt" is ``sha256sum blob.txt`` (the policy and the user's approval
   see exactly that command).
-- A copied run starts and ends at word edges, never on a small word ("the wifi", not
+- A copied run starts and ends at word edges, never runs across a clause's end ("? ",
+  " : "), never on a small word ("the wifi", not
   "wifi for the"; "la", "meine", "avec" too), never with the sentence's punctuation.
 
 Positions a run may not cover are masked: the grammar and the JSON schema are built over
@@ -37,12 +40,16 @@ from co_core.agent.tools.intent import QUOTED, VERB_OF
 from co_core.agent.tools.lexicon import NAMING, SMALL_WORDS
 
 STARTS_AFTER = " \t\n'\"`(:“„«‘"
-ENDS_BEFORE = " \t\n'\"`),:;?!”“»’"
-TRAILING = ".,:;?!"  # a copy does not end with the sentence's punctuation
+ENDS_BEFORE = " \t\n'\"`),:;?!”“»’-"  # "Todo" of "Todo-Notiz"
+TRAILING = ".,:;?!-"  # a copy does not end with the sentence's punctuation, nor a hyphen
 PAYLOAD_KEYS = frozenset({"content", "text", "body", "message", "code", "cmd", "command"})
 COMMAND_KEYS = frozenset({"cmd", "command"})  # a command may be followed by a file named
+# Words that name a payload rather than give one ("with the text:", "mit dem Inhalt:",
+# "la ligne"), read in English like every word here.
+PAYLOAD_WORDS = PAYLOAD_KEYS | {"line"}
 MASK = "\x00"  # a position no run may cover
 _INTRO_COLON = re.compile(r"\s?:\s+(?=\S)")  # "text: milk", "texte : lait"; not 9:30, not https:
+_CLAUSE_END = re.compile(r"\s?[:;?!](?=\s|$)")  # a value never runs across "? ", " : "
 _TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -109,12 +116,14 @@ class Source:
         (quotes included), the values to ``avoid`` (they just failed) and, outside them,
         the words that say which tool."""
         chars = list(self.text)
+        for mark in _CLAUSE_END.finditer(self.text):
+            chars[mark.start() : mark.end()] = MASK * (mark.end() - mark.start())
         for value in avoid:
             for found in re.finditer(re.escape(value), self.text):
                 chars[found.start() : found.end()] = MASK * (found.end() - found.start())
         for part in self.parts:
             chars[part.outer[0] : part.outer[1]] = MASK * (part.outer[1] - part.outer[0])
-        blocked = set(tool_words) | set(VERB_OF) | NAMING
+        blocked = set(tool_words) | set(VERB_OF) | NAMING | PAYLOAD_WORDS
         for token in _TOKEN.finditer(self.text):
             if chars[token.start()] == MASK:
                 continue

@@ -111,8 +111,9 @@ class _Rules:
 
     def for_tool(self, name: str, description: str, schema: Any) -> None:
         self.tool = name
-        self.tool_words = frozenset(words(f"{name} {description}"))
         props = schema.get("properties") if isinstance(schema, Mapping) else None
+        keys = " ".join(props) if isinstance(props, Mapping) else ""
+        self.tool_words = frozenset(words(f"{name} {description} {keys}"))
         self.payload = isinstance(props, Mapping) and any(
             k in PAYLOAD_KEYS and self._is_string(v) for k, v in props.items()
         )

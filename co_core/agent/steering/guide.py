@@ -77,9 +77,18 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
     calls: CallPipeline
     last_route: Route | None = field(default=None, repr=False)  # for /context and tests
 
+    def __post_init__(self) -> None:
+        self.toolbox.pinned = self.routed  # the toolbox carries what routing will force
+
     @classmethod
     def get_serialization_name(cls) -> str | None:
         return None
+
+    def routed(self, prompt: str) -> tuple[str, ...]:
+        """The tools the routing makes a small model call for ``prompt`` (none when the
+        model answers freely, or Co answers)."""
+        chosen = route(read_intent(prompt), self.toolbox)
+        return chosen.tools if chosen.kind in ("call", "among") else ()
 
     async def wrap_model_request(
         self, ctx: RunContext[CoDeps], *, request_context: Any, handler: Any
@@ -114,15 +123,15 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         return response
 
     def _again(self, ended: list[ToolCallRecord]) -> set[str]:
-        """The tool Co made the model call, when that call failed: it is called once more,
-        its values again copied from the words (the constrained call leaves out the ones
+        """The tools Co made the model choose from, when its call failed: one is called
+        once more, its values again copied from the words (the constrained call leaves out the ones
         that just failed: co_core.agent.local.constrained)."""
         last, chosen = ended[-1], self.last_route
         if len(ended) >= MAX_CALLS or last.status != "retry":  # only the model's mistakes
             return set()
-        if chosen is None or chosen.kind != "call" or chosen.tools != (last.tool,):
+        if chosen is None or chosen.kind not in ("call", "among") or last.tool not in chosen.tools:
             return set()
-        return {last.tool}
+        return set(chosen.tools)
 
     def _follow_up(self, ended: list[ToolCallRecord], intent: Intent) -> set[str]:
         """The tools a steered model may call after ``ended``: after a failed call, any it

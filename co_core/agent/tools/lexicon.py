@@ -120,10 +120,13 @@ NOT_A_REQUEST = frozenset(
 NAMING = frozenset("named called titled".split())
 
 # Words a copied value neither starts nor ends on ("the wifi", not "wifi for the"): the
-# determiners above and prepositions.
+# determiners above, prepositions and question words.
 SMALL_WORDS = NOT_A_REQUEST | frozenset(
     """à au aux avec dans pour par sur en et ou mit im in an am auf für von vom zu zum zur
-    und oder ins al del con para por y o""".split()
+    und oder ins al del con para por y o
+    quel quelle quels quelles qui quoi quand où comment combien pourquoi
+    welche welcher welches welchen wer wen wem was wann wo wie warum
+    qué cuál cuáles quién quiénes cuándo dónde cómo cuánto""".split()
 )
 
 _FR = """

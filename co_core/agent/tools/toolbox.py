@@ -21,7 +21,7 @@ What was sent, and why, is kept for ``/context``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +153,9 @@ class Toolbox(AbstractCapability[CoDeps]):
     section: Any = None  # the ``sessions`` settings (``context_window``)
     ready: Readiness = field(default_factory=Readiness)
     wanted: set[str] = field(default_factory=set)  # asked for (find_tools, or called unsent)
+    # For a small model: the tools Co's routing makes it call for these words
+    # (co_core.agent.steering), carried whatever the budget.
+    pinned: Callable[[str], Iterable[str]] | None = field(default=None, repr=False)
     last: Selection | None = None
     _indexes: dict[tuple[str, ...], BM25] = field(default_factory=dict, repr=False)
     _all: MutableMapping[str, ToolDefinition] = field(default_factory=dict, repr=False)
@@ -259,7 +262,8 @@ class Toolbox(AbstractCapability[CoDeps]):
         if total <= budget:
             self.last = Selection(budget, [d.name for d in plain], total, len(plain), total, False)
             return plain
-        keep = (used_tools(ctx.messages) | self.wanted) & set(cost)
+        routed = set(self.pinned(latest_prompt(ctx.messages))) if small and self.pinned else set()
+        keep = (used_tools(ctx.messages) | self.wanted | routed) & set(cost)
         room = budget - sum(cost[d.name] for d in finder) - sum(cost[n] for n in keep)
         chosen = set(keep)
         rest = [d for d in plain if d.name not in keep]
