@@ -11,11 +11,10 @@ say which run is which, in any language Co reads:
   have any; the tool's other strings (a note's name) are never a piece of one, and only
   a whole one when there are several ("... to my note 'Inbox'").
 - **The tool's own words** say which tool, not what it works on: outside literal parts,
-  a name is never copied across "note", "create", "text" (the tool's name and
-  description, and every verb that asks for an effect, read in English: "Notiz", "crée",
-  "texte" count too), nor across a word that introduces a name ("named", "nommée") or
-  names the payload ("the text", "dem Inhalt", "la ligne"); the tool's parameter names
-  count as its words.
+  a name is never copied across the words of the tool's name, description and
+  parameters, a verb that asks for an effect ("create", "add"), a
+  word that introduces a name ("named") or names the payload ("the text", "la ligne"),
+  all read in English ("Notiz", "crée", "nommée", "dem Inhalt" count too).
 - A command (``cmd``) is what the words give for it, optionally followed by one of the
   file names they give: "Use `wc -l`" on "server.log" is ``wc -l server.log``, "Run
   sha256sum on blob.txt" is ``sha256sum blob.txt`` (the policy and the user's approval

@@ -123,15 +123,16 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         return response
 
     def _again(self, ended: list[ToolCallRecord]) -> set[str]:
-        """The tools Co made the model choose from, when its call failed: one is called
-        once more, its values again copied from the words (the constrained call leaves out the ones
+        """When a call Co made the model make failed: it calls once more, one of the other
+        tools it chose from if there were several (that one had its chance), its values
+        again copied from the words (the constrained call leaves out the ones
         that just failed: co_core.agent.local.constrained)."""
         last, chosen = ended[-1], self.last_route
         if len(ended) >= MAX_CALLS or last.status != "retry":  # only the model's mistakes
             return set()
         if chosen is None or chosen.kind not in ("call", "among") or last.tool not in chosen.tools:
             return set()
-        return set(chosen.tools)
+        return set(chosen.tools) - {last.tool} or {last.tool}  # among: another one now
 
     def _follow_up(self, ended: list[ToolCallRecord], intent: Intent) -> set[str]:
         """The tools a steered model may call after ``ended``: after a failed call, any it
