@@ -443,6 +443,27 @@ def test_a_forced_call_that_failed_is_forced_again_without_the_value_that_failed
     assert (bundled.cwd.parent / "vault" / "Todo.md").read_text().endswith("- call Dr. Smith\n")
 
 
+def test_a_failed_call_among_close_tools_is_followed_by_one_of_the_others(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    server, queue = replies
+    words = "Who hosts the next book club? Check my notes."
+    assert routed(bundled, words).kind == "among"  # read_note and search_notes score alike
+    queue += [
+        call("read_note", name="next book club"),  # no such note
+        call("search_notes", query="book club"),
+        {"text": "Nothing about a host."},
+    ]
+    turn = run_turn(bundled, words, steered(server))
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [
+        ("read_note", "retry"),
+        ("search_notes", "ok"),
+    ]
+    again = server.requests[1]["grammar"]
+    assert again.startswith("root ::= call\n")
+    assert '"\\"search_notes\\""' in again and '"\\"read_note\\""' not in again
+
+
 @pytest.mark.parametrize(
     ("words", "command"),
     [
