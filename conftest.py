@@ -2,9 +2,33 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+HERE = Path(__file__).parent
+
+
+def _changed_files() -> set[str]:
+    """What ``git status`` lists in this checkout (empty outside a git checkout)."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=HERE, capture_output=True, text=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return set(out.splitlines())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _checkout_left_as_it_was() -> Iterator[None]:
+    """No test writes into the checkout (notes a scripted turn wrote once landed in git)."""
+    before = _changed_files()
+    yield
+    added = _changed_files() - before
+    assert not added, f"tests wrote into the checkout: {sorted(added)}"
 
 
 @pytest.fixture(autouse=True)

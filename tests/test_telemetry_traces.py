@@ -379,8 +379,12 @@ def test_plugin_loading_is_traced(traced: Path) -> None:
     )
 
 
-def test_approvals_are_traced_and_their_key_only_with_content(traced: Path, testplug: Path) -> None:
+def test_approvals_are_traced_and_their_key_only_with_content(
+    traced: Path, testplug: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from helpers import Asking, session_with, turn
+
+    monkeypatch.chdir(testplug.parent)  # the note is written in the test's own folder
 
     from co_core.agent.frontend import Answer
 
