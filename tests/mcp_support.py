@@ -192,6 +192,8 @@ class Chat:
         app.cwd = workspace
         self.conversation = Conversation(app, frontend=self.user, headless=headless)
         self.runner = asyncio.Runner()
+        # a scripted model from the start: no default model is started behind the test
+        self.conversation.model = ResolvedModel(scripted_model(lambda m, i: None), "scripted")
         self.conversation.prepare()
 
     def turn(self, calls: list[tuple[str, dict[str, Any]]]) -> Any:

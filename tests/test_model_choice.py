@@ -179,3 +179,49 @@ def test_a_model_that_cannot_start_is_reported_before_the_first_message(
 def test_model_flag_help_names_local_and_auto() -> None:
     result = subprocess.run([CO, "chat", "--help"], capture_output=True, text=True, timeout=60)
     assert "local:NAME" in result.stdout and "auto" in result.stdout
+
+
+def _local_servers() -> list[int]:
+    """Co's local model servers this test process started (its tether children)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and b"tether" in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.slow
+def test_a_model_chosen_while_the_local_model_loads_is_kept_and_the_local_one_stopped(
+    testplug: Path, tmp_path: Path
+) -> None:
+    """``/model`` typed while ``local`` is still starting: the user's choice stays, and
+    the local server that finished starting behind it is stopped, not left running."""
+    import time
+
+    from co_core.agent.conversation import Conversation
+    from co_core.agent.local import server as local_model
+
+    if not (local_model.installed() and local_model.default_gguf()):
+        pytest.skip("needs the local extra (the SmolLM2 GGUF)")
+    app = make_app({}, cwd=tmp_path)
+    chat = Conversation(app, model_spec="local:smollm2")
+    try:
+        chat.prepare_in_background()
+        deadline = time.monotonic() + 60
+        while not _local_servers() and time.monotonic() < deadline:
+            time.sleep(0.02)  # the server is starting: now the user types /model
+        assert _local_servers(), "the local model did not start"
+        assert chat.set_model("function:co_scripts:chat") == "function:co_scripts:chat"
+        assert chat._model_ready.wait(120)  # the local model finished starting behind it
+        assert chat.model is not None and chat.model.label == "function:co_scripts:chat"
+        deadline = time.monotonic() + 10
+        while _local_servers() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _local_servers() == [], "the local server that lost the race is still running"
+    finally:
+        chat.close()

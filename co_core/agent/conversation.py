@@ -64,6 +64,7 @@ class Conversation:
     _model_ready: threading.Event = field(default_factory=threading.Event)
     _live: list[Any] | None = None  # the running turn's messages (kept on Ctrl+C)
     _closed: bool = False
+    _model_lock: threading.Lock = field(default_factory=threading.Lock)  # who sets ``model``
 
     # -- preparation (may run in a background thread while the user types) ------------
 
@@ -123,10 +124,13 @@ class Conversation:
             if self.model is None:
                 spec = self.choice.spec if self.choice is not None else self.model_spec
                 model = resolve(spec, settings, self.base_url, self.frontend)
-                if self._closed:  # the user left while it was starting
+                with self._model_lock:
+                    # the user left, or chose another model (/model) while it was starting
+                    keep = not self._closed and self.model is None
+                    if keep:
+                        self.model = model
+                if not keep:
                     model.close()
-                    return
-                self.model = model
         except BaseException as exc:
             self._model_failed(exc)
         finally:
@@ -289,9 +293,10 @@ class Conversation:
         from co_core.agent.models import resolve
 
         new = resolve(spec, self.app.settings, self.base_url, self.frontend)
-        if self.model is not None:
-            self.model.close()
-        self.model, self.model_spec, self._model_error = new, spec, None
+        with self._model_lock:
+            old, self.model, self.model_spec, self._model_error = self.model, new, spec, None
+        if old is not None:
+            old.close()
         return new.label
 
     def abort(self) -> None:
