@@ -209,19 +209,24 @@ def test_a_model_chosen_while_the_local_model_loads_is_kept_and_the_local_one_st
     if not (local_model.installed() and local_model.default_gguf()):
         pytest.skip("needs the local extra (the SmolLM2 GGUF)")
     app = make_app({}, cwd=tmp_path)
+    others = set(_local_servers())  # other tests' servers (a session's fixture) stay
     chat = Conversation(app, model_spec="local:smollm2")
+
+    def started() -> set[int]:
+        return set(_local_servers()) - others
+
     try:
         chat.prepare_in_background()
         deadline = time.monotonic() + 60
-        while not _local_servers() and time.monotonic() < deadline:
+        while not started() and time.monotonic() < deadline:
             time.sleep(0.02)  # the server is starting: now the user types /model
-        assert _local_servers(), "the local model did not start"
+        assert started(), "the local model did not start"
         assert chat.set_model("function:co_scripts:chat") == "function:co_scripts:chat"
         assert chat._model_ready.wait(120)  # the local model finished starting behind it
         assert chat.model is not None and chat.model.label == "function:co_scripts:chat"
         deadline = time.monotonic() + 10
-        while _local_servers() and time.monotonic() < deadline:
+        while started() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _local_servers() == [], "the local server that lost the race is still running"
+        assert started() == set(), "the local server that lost the race is still running"
     finally:
         chat.close()
