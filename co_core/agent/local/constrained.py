@@ -245,27 +245,22 @@ class ConstrainedModel(WrapperModel):
         instructions = list(params.instruction_parts or [])
         if tools:
             pairs = [(t.name, t.parameters_json_schema) for t in tools]
-            about = {t.name: t.description or "" for t in tools}
             # A call Co asked a tiny model for: its values are copied from the user's words.
             copy = (
                 latest_prompt(messages) if self.co_small and not params.allow_text_output else None
             )
-            avoid = failed_values(messages) if copy is not None else ()
-            text = params.allow_text_output
+            shape: dict[str, Any] = {
+                "text": params.allow_text_output,
+                "copy_from": copy,
+                "about": {t.name: t.description or "" for t in tools},
+                "avoid": failed_values(messages) if copy is not None else (),
+            }
             body: dict[str, Any]
             if self.constraint == "json":
-                body = {
-                    "response_format": call_schema(
-                        pairs, text=text, copy_from=copy, about=about, avoid=avoid
-                    )
-                }
+                body = {"response_format": call_schema(pairs, **shape)}
                 how = HOW_TO_CALL_JSON
             else:
-                body = {
-                    "grammar": tool_call_grammar(
-                        pairs, text=text, copy_from=copy, about=about, avoid=avoid
-                    )
-                }
+                body = {"grammar": tool_call_grammar(pairs, **shape)}
                 how = HOW_TO_CALL
             settings["extra_body"] = {**(settings.get("extra_body") or {}), **body}
             instructions.append(InstructionPart(tools_text(tools, how)))

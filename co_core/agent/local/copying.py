@@ -34,9 +34,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from co_core.agent.tools.bm25 import STOP, words
-from co_core.agent.tools.intent import QUOTED, VERB_OF
-from co_core.agent.tools.lexicon import NAMING, SMALL_WORDS
+from co_core.agent.tools.bm25 import words
+from co_core.agent.tools.intent import QUOTED, SMALL, VERB_OF
+from co_core.agent.tools.lexicon import NAMING
 
 STARTS_AFTER = " \t\n'\"`(:“„«‘"
 ENDS_BEFORE = " \t\n'\"`),:;?!”“»’-"  # "Todo" of "Todo-Notiz"
@@ -58,7 +58,7 @@ def copyable(text: str) -> str:
 
 
 def _small(word: str) -> bool:
-    return word.lower() in STOP or word.lower() in SMALL_WORDS
+    return word.lower() in SMALL
 
 
 @dataclass(frozen=True)
@@ -163,8 +163,9 @@ def edges(text: str) -> tuple[list[int], set[int]]:
     return starts or edges_, {j for j in range(1, n + 1) if end(j)}
 
 
-def _escaped(char: str) -> str:
-    return json.dumps(json.dumps(char, ensure_ascii=False)[1:-1], ensure_ascii=False)
+def inner_literal(text: str) -> str:
+    """The GBNF literal of ``text`` as it stands inside a JSON string (escaped)."""
+    return json.dumps(json.dumps(text, ensure_ascii=False)[1:-1], ensure_ascii=False)
 
 
 def copy_rules(
@@ -186,7 +187,7 @@ def copy_rules(
     for i in range(n - 1, -1, -1):
         if masked[i] == MASK:
             continue
-        piece = _escaped(text[i])
+        piece = inner_literal(text[i])
         can_end = i + 1 in ends
         goes_on = i + 1 in live
         if can_end and goes_on:

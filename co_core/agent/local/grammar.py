@@ -25,6 +25,7 @@ from co_core.agent.local.copying import (
     Source,
     copy_rules,
     copy_spans,
+    inner_literal,
 )
 from co_core.agent.tools.bm25 import FILE_NAME, words
 
@@ -100,16 +101,14 @@ class _Rules:
     tool_words: frozenset[str] = frozenset()
     payload: bool = False
     avoid: tuple[str, ...] = ()  # values of a call that failed: not copied again
+    source: Source = field(default_factory=lambda: Source("", ()))  # the words, read once
 
     @property
     def copy(self) -> bool:
         return self.words is not None
 
-    @property
-    def source(self) -> Source:
-        return Source.of(self.words or "")
-
     def for_tool(self, name: str, description: str, schema: Any) -> None:
+        self.source = Source.of(self.words or "")
         self.tool = name
         props = schema.get("properties") if isinstance(schema, Mapping) else None
         keys = " ".join(props) if isinstance(props, Mapping) else ""
@@ -135,16 +134,18 @@ class _Rules:
             source = Source(source.text, ())  # no payload: quoted text is theirs to copy
         return source.masked(self.tool_words, self.avoid)
 
+    def whole(self) -> list[str]:
+        """With several literal parts, a whole one may be a name ("... to my note 'Inbox'")."""
+        return self.source.literals() if self.payload and len(self.source.parts) > 1 else []
+
     def string_rule(self) -> str:
         """The rule of a copied string that is not the payload (the general ``copy`` when
         the masks leave no run)."""
         name = f"copy-{_rule_name(self.tool)}"
         if name in self.rules:
             return name
-        source = self.source
-        found = copy_rules(source.text, name, masked=self.masked())
-        # several parts: a whole one may be a name ("... to my note 'Inbox'")
-        whole = source.literals() if self.payload and len(source.parts) > 1 else []
+        found = copy_rules(self.source.text, name, masked=self.masked())
+        whole = self.whole()
         if not found and not whole:
             return "copy"
         runs = [f"{name}-runs"] if found else []
@@ -156,9 +157,8 @@ class _Rules:
 
     def string_spans(self) -> list[str] | None:
         """:meth:`string_rule`'s values, listed."""
-        source = self.source
-        spans = copy_spans(source.text, masked=self.masked()) or []
-        whole = source.literals() if self.payload and len(source.parts) > 1 else []
+        spans = copy_spans(self.source.text, masked=self.masked()) or []
+        whole = self.whole()
         if not spans and not whole:
             return copy_spans(self.words or "")
         return list(dict.fromkeys([*spans, *whole]))
@@ -262,14 +262,14 @@ class _Rules:
         if name in self.rules:
             return name
         source = self.source
-        heads = [literal(json.dumps(x, ensure_ascii=False)[1:-1]) for x in source.literals()]
+        heads = [inner_literal(x) for x in source.literals()]
         if not heads:
             found = copy_rules(source.text, f"{name}-run", masked=self.masked(), quoted=False)
             if not found:
                 return "copy"
             self.rules.update(found)
             heads = [f"{name}-run"]
-        files = [literal(json.dumps(f, ensure_ascii=False)[1:-1]) for f in self.file_names()]
+        files = [inner_literal(f) for f in self.file_names()]
         tail = f' ( " " ( {" | ".join(files)} ) )?' if files else ""
         self.rules[name] = f'"\\"" ( {" | ".join(heads)} ){tail} "\\""'
         return name

@@ -184,7 +184,7 @@ def _is_request(text: str, said: Iterable[str], asked: dict[str, frozenset[str]]
 
 
 def read_intent(text: str) -> Intent:
-    said = tuple(w for w in dict.fromkeys(words(instructions(text))) if w not in STOP | SMALL_WORDS)
+    said = tuple(w for w in dict.fromkeys(words(instructions(text))) if w not in SMALL)
     asked = asked_effects(text)
     query = query_weights((spoken(text), 1.0))
     for word in said:
