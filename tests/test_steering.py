@@ -423,6 +423,20 @@ def test_a_routed_tool_is_carried_even_when_the_tool_budget_leaves_it_out(
     assert "5891b5b522d5df08" in server.requests[1]["messages"][-1]["content"]  # its hash
 
 
+def test_a_copied_number_is_written_as_json_writes_it(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "02" and the "05" of a date are 2 and 5: a JSON number has no leading zero (the
+    Ollama schema failed to build on them, and the grammar allowed an unparsable call)."""
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    words = "Search my notes for 'standup 2024-05-01', page 02"
+    grammar, arguments = forced("search_notes", words)
+    assert 2 in arguments["page"]["enum"] and 5 in arguments["page"]["enum"]
+    made = call("search_notes", query="standup 2024-05-01", page=2)["text"]
+    assert gbnf_check.accepts(grammar, made)
+    assert not gbnf_check.accepts(grammar, made.replace('"page": 2', '"page": 02'))
+
+
 def test_a_forced_call_that_failed_is_forced_again_without_the_value_that_failed(
     bundled: App, replies: tuple[Server, list[dict[str, Any]]]
 ) -> None:

@@ -64,8 +64,10 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
 def numbers_in(text: str) -> list[str]:
-    """The numbers written in ``text``, as written ("8088", "2.5")."""
-    return list(dict.fromkeys(m.group(0).rstrip(".") for m in _NUMBER.finditer(text)))
+    """The numbers written in ``text``, as JSON writes them ("8088", "2.5"; the "05" of
+    "2024-05-01" is 5: JSON has no leading zeros)."""
+    found = (m.group(0).rstrip(".") for m in _NUMBER.finditer(text))
+    return list(dict.fromkeys(json.dumps(float(n) if "." in n else int(n)) for n in found))
 
 
 def _plain(schema: Any) -> Any:
