@@ -487,17 +487,35 @@ def test_a_failed_call_among_close_tools_is_followed_by_one_of_the_others(
         ("Führe `echo hi | rev` aus.", "echo hi | rev"),
     ],
 )
-def test_a_forced_command_is_the_one_written_maybe_on_a_file_named(
+def test_a_forced_command_is_the_one_written_on_the_file_named(
     co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str, command: str
 ) -> None:
-    """ "Use `wc -l`" on "server.log" may be ``wc -l server.log``; nothing else is added."""
+    """ "Use `wc -l`" on "server.log" is ``wc -l server.log``: nothing else is added, and
+    a command that names no file is not run on nothing (it would read an empty input)."""
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
     grammar, arguments = forced("run_shell_command", words)
     assert gbnf_check.accepts(grammar, call("run_shell_command", cmd=command)["text"])
-    for wrong in (f"{command}; rm -rf ~", f"{command} /etc/passwd", "cat server.log"):
+    bare = command.rpartition(" ")[0] if "." in command else ""
+    wrongs = [f"{command}; rm -rf ~", f"{command} /etc/passwd", "cat server.log", bare]
+    for wrong in filter(None, wrongs):
         assert not gbnf_check.accepts(grammar, call("run_shell_command", cmd=wrong)["text"])
     listed = arguments["cmd"]["enum"]
     assert command in listed and f"{command}; rm -rf ~" not in listed
+    assert not bare or bare not in listed
+
+
+def test_a_quoted_command_that_names_its_file_is_taken_as_written(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    words = "How many ERROR lines are in server.log? `grep -c ERROR server.log` will tell."
+    grammar, arguments = forced("run_shell_command", words)
+    command = "grep -c ERROR server.log"
+    assert gbnf_check.accepts(grammar, call("run_shell_command", cmd=command)["text"])
+    assert not gbnf_check.accepts(
+        grammar, call("run_shell_command", cmd=f"{command} server.log")["text"]
+    )
+    assert arguments["cmd"]["enum"] == [command]
 
 
 @pytest.mark.parametrize(
@@ -511,13 +529,16 @@ def test_a_forced_command_is_the_one_written_maybe_on_a_file_named(
 def test_a_forced_run_python_call_carries_code_when_no_script_is_named(
     co_dirs: Path, monkeypatch: pytest.MonkeyPatch, words: str
 ) -> None:
-    """run_python needs code or a path; with no file named, the call cannot leave out both."""
+    """run_python needs code or a path: the call cannot leave out both (the script, when
+    the words name one; else code)."""
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
     grammar, _ = forced("run_python", words)
     assert gbnf_check.accepts(grammar, call("run_python", code="7919 * 104729")["text"])
     assert not gbnf_check.accepts(grammar, call("run_python")["text"])
-    named, _ = forced("run_python", "Run script.py with Python")
-    assert gbnf_check.accepts(named, call("run_python", path="script.py")["text"])
+    for named_words in ("Run script.py with Python", "Starte script.py mit Python"):
+        named, _ = forced("run_python", named_words)
+        assert gbnf_check.accepts(named, call("run_python", path="script.py")["text"])
+        assert not gbnf_check.accepts(named, call("run_python")["text"])
 
 
 # -- after a search: read what it found, with the same plugin's reading tool ----------------

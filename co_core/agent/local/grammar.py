@@ -22,12 +22,14 @@ from co_core.agent.local.copying import (
     COMMAND_KEYS,
     MAX_SPANS,
     PAYLOAD_KEYS,
+    TRAILING,
     Source,
     copy_rules,
     copy_spans,
     inner_literal,
 )
 from co_core.agent.tools.bm25 import FILE_NAME, words
+from co_core.agent.tools.intent import SMALL
 
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
 
@@ -60,6 +62,8 @@ def json_literal(value: Any) -> str:
 
 
 PATH_KEYS = frozenset({"path", "file", "filename", "file_path", "filepath"})
+_PROGRAM = re.compile(r"[A-Za-z][\w.+-]*")  # a program's name, as a command starts
+_FLAG = re.compile(r"--?[A-Za-z0-9][\w=.-]*")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 
 
@@ -166,14 +170,18 @@ class _Rules:
         return list(dict.fromkeys([*spans, *whole]))
 
     def required(self, props: Mapping[str, Any], required: set[str]) -> set[str]:
-        """The properties a copied call must give: the schema's, and a tool's payload when
-        nothing else is required and no file is named (``run_python``: code, or a path)."""
+        """The properties a copied call must give: the schema's; when it requires none but
+        takes a payload or a file, the file's path if the words name a file, else the
+        payload (``run_python``: the script named, or code)."""
         if not self.copy or required:
             return required
-        if any(k.lower() in PATH_KEYS and self.files(k, v) for k, v in props.items()):
-            return required
         payload = [k for k, v in props.items() if k in PAYLOAD_KEYS and self._is_string(v)]
-        return {payload[0]} if len(payload) == 1 else required
+        if len(payload) != 1:
+            return required
+        paths = [k for k, v in props.items() if k.lower() in PATH_KEYS and self.files(k, v)]
+        if paths:
+            return {paths[0]} if len(paths) == 1 else required  # run_python: the file named
+        return {payload[0]}
 
     def _target(self, schema: Any) -> Any:
         ref = schema.get("$ref") if isinstance(schema, Mapping) else None
@@ -258,31 +266,60 @@ class _Rules:
         return "value"
 
     def command_rule(self) -> str:
-        """A copied command: a literal part (or, with none, a run of the words), then
-        maybe a space and one of the file names the words give."""
+        """A copied command: a literal part (or, with none, a run of the words); when the
+        words name files, a command that names none is followed by one of them (a
+        program run on nothing reads an empty input: "sha256sum" of "the hash of
+        blob.txt" is ``sha256sum blob.txt``)."""
         name = f"cmd-{_rule_name(self.tool)}"
         if name in self.rules:
             return name
-        source = self.source
-        heads = [inner_literal(x) for x in source.literals()]
-        if not heads:
-            found = copy_rules(source.text, f"{name}-run", masked=self.masked(), quoted=False)
-            if not found:
-                return "copy"
-            self.rules.update(found)
-            heads = [f"{name}-run"]
+        whole, bare = self._command_heads()
+        if not whole and not bare:
+            return "copy"
         files = [inner_literal(f) for f in self.file_names()]
-        tail = f' ( " " ( {" | ".join(files)} ) )?' if files else ""
-        self.rules[name] = f'"\\"" ( {" | ".join(heads)} ){tail} "\\""'
+        alts = [inner_literal(h) for h in whole]
+        if bare:
+            tail = f' " " ( {" | ".join(files)} )' if files else ""
+            alts.append(f"( {' | '.join(inner_literal(h) for h in bare)} ){tail}")
+        self.rules[name] = f'"\\"" ( {" | ".join(alts)} ) "\\""'
         return name
+
+    def _command_heads(self) -> tuple[list[str], list[str]]:
+        """The commands the words give: those naming a file already (whole), and those
+        that need one of the named files after them (bare; all, when none is named). A
+        quoted command is one literal part; unquoted, a command is a program's name and
+        the flags after it ("Run sha256sum on blob.txt", "mit sha256sum den Hash": not
+        "sha256sum den Hash")."""
+        files = self.file_names()
+        heads = self.source.literals() or self._unquoted_commands()
+        whole = [h for h in heads if files and FILE_NAME.search(h)]
+        return whole, [h for h in heads if h not in whole]
+
+    def _unquoted_commands(self) -> list[str]:
+        masked, found = self.masked(), []
+        tokens = [(m.group(0), m.start()) for m in re.finditer(r"\S+", masked)]
+        for i, (token, _at) in enumerate(tokens):
+            program = token.rstrip(TRAILING)
+            if not _PROGRAM.fullmatch(program) or program.lower() in SMALL:
+                continue
+            if FILE_NAME.fullmatch(program) and not program.endswith((".sh", ".py")):
+                continue  # a file, not a program
+            head = program
+            found.append(head)
+            for flag, _ in tokens[i + 1 :]:
+                if not _FLAG.fullmatch(flag.rstrip(TRAILING)):
+                    break
+                head = f"{head} {flag.rstrip(TRAILING)}"
+                found.append(head)
+        return list(dict.fromkeys(found))
 
     def command_spans(self) -> list[str] | None:
         """:meth:`command_rule`'s values, listed."""
-        source = self.source
-        heads = source.literals() or copy_spans(source.text, masked=self.masked()) or []
-        if not heads:
+        whole, bare = self._command_heads()
+        files = self.file_names()
+        if not whole and not bare:
             return copy_spans(self.words or "")
-        found = [*heads, *(f"{h} {f}" for h in heads for f in self.file_names())]
+        found = [*whole, *(f"{h} {f}" for h in bare for f in files)] if files else bare
         return found if len(found) <= MAX_SPANS else None
 
     def file_names(self) -> list[str]:
