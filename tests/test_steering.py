@@ -402,6 +402,53 @@ def test_a_copied_name_never_runs_across_the_end_of_a_clause(
     assert not gbnf_check.accepts(grammar, crossing)
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Lis ma note Recipes/Pancakes : quelle température de four indique-t-elle ?",
+        "Read my note Recipes/Pancakes: what oven temperature does it say?",
+        "Ouvre Recipes/Pancakes dans mes notes et dis-moi la température du four.",
+    ],
+)
+def test_a_forced_call_names_only_what_the_tools_resolver_finds(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]], words: str
+) -> None:
+    """Of the runs of the words, only the one that names a real note may be the note read
+    (co-obsidian's resolver says which), and the model's answer that does not say what
+    the note says ("# Pancakes": the note's name, which every line about it repeats) is
+    replaced by the line that does, found across languages."""
+    server, queue = replies
+    recipes = bundled.cwd.parent / "vault" / "Recipes"
+    recipes.mkdir()
+    (recipes / "Pancakes.md").write_text(
+        "# Pancakes\n\nFlour, milk, 2 eggs.\nOven temperature: 211 degrees.\n"
+    )
+    made = call("read_note", name="Recipes/Pancakes")
+    queue += [made, {"text": "# Pancakes"}]
+    turn = run_turn(bundled, words, steered(server))
+    grammar = server.requests[0]["grammar"]
+    assert gbnf_check.accepts(grammar, made["text"])
+    for wrong in ("température de four", "Temperatur", "oven temperature", "Pancakes", "Todo"):
+        assert not gbnf_check.accepts(grammar, call("read_note", name=wrong)["text"])
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [("read_note", "ok")]
+    assert "211 degrees" in turn.output
+
+
+def test_a_resolver_that_accepts_every_run_leaves_the_call_as_it_was(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    """create_note's resolver accepts any new name: a name no note has yet is copied as
+    before, and the note is made."""
+    server, queue = replies
+    made = call("create_note", name="Shopping", content="milk, eggs")
+    queue += [made, {"text": "Created."}]
+    words = "Create a note named Shopping with the text: milk, eggs"
+    turn = run_turn(bundled, words, steered(server), approvals=True)
+    assert gbnf_check.accepts(server.requests[0]["grammar"], made["text"])
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [("create_note", "ok")]
+    assert "milk, eggs" in (bundled.cwd.parent / "vault" / "Shopping.md").read_text()
+
+
 def test_a_routed_tool_is_carried_even_when_the_tool_budget_leaves_it_out(
     sandboxed: App, replies: tuple[Server, list[dict[str, Any]]]
 ) -> None:

@@ -224,3 +224,21 @@ def copy_spans(text: str, *, masked: str | None = None) -> list[str] | None:
         return None
     spans = [text[i:j] for i in starts for j in stops if j > i and MASK not in masked[i:j]]
     return spans if len(spans) <= MAX_SPANS else None
+
+
+def short_runs(text: str, max_words: int = 6) -> list[str]:
+    """Every run of the user's words that :func:`edges` allows, of at most ``max_words``
+    words: the names they may give ("Recipes/Pancakes", "Inbox", "the Travel folder")."""
+    text = copyable(text)
+    starts, ends = edges(text)
+    found: list[str] = []
+    for i in starts:
+        spaces = 0
+        for j in range(i + 1, len(text) + 1):
+            if text[j - 1].isspace():
+                spaces += 1
+                if spaces >= max_words:
+                    break
+            if j in ends:
+                found.append(text[i:j])
+    return list(dict.fromkeys(found))

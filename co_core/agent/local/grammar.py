@@ -325,7 +325,15 @@ class _Rules:
     def file_names(self) -> list[str]:
         return list(dict.fromkeys(FILE_NAME.findall(self.words or "")))
 
+    def listed(self, schema: Any) -> bool:
+        """Does ``schema`` list its values (an ``enum``: the names a resolver accepts,
+        co_core.agent.steering.known)? Then those are what a copied value may be."""
+        target = _plain(self._target(_plain(schema)))
+        return isinstance(target, Mapping) and isinstance(target.get("enum"), list)
+
     def property(self, key: str, schema: Any, name: str) -> str:
+        if self.copy and self.listed(schema):
+            return self.value(schema, name)
         if self.copy and key in COMMAND_KEYS and self._is_string(schema):
             return self.command_rule()
         found = self.files(key, schema) or self.literals(key, schema)
@@ -464,7 +472,8 @@ def _copied_schema(schema: Any, rules: _Rules) -> Any:
         required = rules.required(props, set(schema.get("required") or ()))
         kept = {
             k: {"type": "string", "enum": fixed}
-            if (
+            if not rules.listed(v)
+            and (
                 fixed := (rules.command_spans() if k in COMMAND_KEYS else None)
                 or rules.files(k, v)
                 or rules.literals(k, v)

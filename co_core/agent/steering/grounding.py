@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 
-from co_core.agent.steering.view import budgeted
-from co_core.agent.tools.bm25 import BM25, query_weights, words
+from co_core.agent.steering.view import budgeted, line_scores
 
 EXCERPT_CHARS = 600  # Co's own answer from a result: the lines that matter, not a dump
 _TOKEN = re.compile(r"[\w][\w.@:/+-]*[\w]|\w", re.UNICODE)
@@ -32,9 +31,8 @@ def best_line(result: str, question: str) -> str:
     lines = [line for line in result.splitlines() if line.strip()]
     if not lines:
         return ""
-    index = BM25({str(i): words(line) for i, line in enumerate(lines)})
-    scores = index.scores(query_weights((question, 1.0)))
-    best = max(range(len(lines)), key=lambda i: (scores[str(i)], -i))
+    scores = line_scores(lines, question)
+    best = max(range(len(lines)), key=lambda i: (scores[i], -i))
     return lines[best]
 
 

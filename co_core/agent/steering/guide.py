@@ -34,10 +34,12 @@ from typing import Any
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelResponse, TextPart
+from pydantic_ai.tools import ToolDefinition
 
 from co_core.agent.calls.pipeline import CallPipeline
 from co_core.agent.calls.record import ToolCallRecord
 from co_core.agent.steering.grounding import excerpt, grounded
+from co_core.agent.steering.known import narrowed
 from co_core.agent.steering.route import Route, route
 from co_core.agent.tools.bm25 import words
 from co_core.agent.tools.intent import Intent, read_intent
@@ -97,7 +99,7 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return await handler(request_context)
         ended = [r for r in self.calls.records.values() if r.ended and r.tool != FIND_TOOLS]
         if not ended:
-            answer = self._route(request_context, latest_prompt(ctx.messages))
+            answer = self._route(request_context, latest_prompt(ctx.messages), ctx)
             if answer is not None:
                 return _said(answer)
             return await handler(request_context)
@@ -107,16 +109,17 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         params = request_context.model_request_parameters
         follow_up = self._follow_up(ended, read_intent(latest_prompt(ctx.messages)))
         again = self._again(ended)
+        tools = [t for t in params.function_tools if t.name in (again or follow_up)]
+        if again:
+            tools = self._named(tools, ctx)
         request_context.model_request_parameters = dataclasses.replace(
-            params,
-            function_tools=[t for t in params.function_tools if t.name in (again or follow_up)],
-            allow_text_output=not again,
+            params, function_tools=tools, allow_text_output=not again
         )
         response = await handler(request_context)
         if _calls(response):
             return response
         results = [shown(r) for r in ended if r.status == "ok"]
-        question = latest_prompt(ctx.messages)
+        question = unsaid(latest_prompt(ctx.messages), ended)
         if not _text(response) or not grounded(_text(response), results, question):
             # said nothing, or not what the result says: Co shows the lines that answer
             return _said(excerpt(results, question) or "\n\n".join(shown(r) for r in ended))
@@ -175,18 +178,34 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return "\n\n".join(shown(r) for r in ended)
         return None
 
-    def _route(self, request_context: Any, prompt: str) -> str | None:
+    def _named(self, tools: list[ToolDefinition], ctx: RunContext[CoDeps]) -> list[ToolDefinition]:
+        """Forced calls' names limited to the runs of the words that name a real thing
+        (co_core.agent.steering.known)."""
+        prompt, specs = latest_prompt(ctx.messages), self.calls.engine.specs
+        return [narrowed(t, specs.get(t.name), prompt, ctx.deps) for t in tools]
+
+    def _route(self, request_context: Any, prompt: str, ctx: RunContext[CoDeps]) -> str | None:
         chosen = self.last_route = route(read_intent(prompt), self.toolbox)
         if chosen.kind in ("ask", "setup"):
             return chosen.answer
         if chosen.kind in ("call", "among"):
             params = request_context.model_request_parameters
-            tools = [t for t in params.function_tools if t.name in chosen.tools]
+            tools = self._named([t for t in params.function_tools if t.name in chosen.tools], ctx)
             if tools:
                 request_context.model_request_parameters = dataclasses.replace(
                     params, function_tools=tools, allow_text_output=False
                 )
         return None
+
+
+def unsaid(question: str, records: list[ToolCallRecord]) -> str:
+    """The question without what the calls carried: the note's name a call read is in
+    every line about it ("# Pancakes"), so it says nothing of which line answers."""
+    for record in records:
+        for value in record.asked.values():
+            if isinstance(value, str) and value.strip():
+                question = question.replace(value, " ")
+    return question
 
 
 def _said(text: str) -> ModelResponse:

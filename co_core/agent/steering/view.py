@@ -9,7 +9,7 @@ line, not the whole file.
 
 from __future__ import annotations
 
-from co_core.agent.tools.bm25 import BM25, query_weights, words
+from co_core.agent.tools.bm25 import BM25, query_weights, unaccented, words
 
 GAP = "[… {n} lines left out]"
 
@@ -21,16 +21,15 @@ def budgeted(text: str, question: str, budget: int) -> str:
     lines = text.splitlines()
     if len(lines) <= 1:
         return text[:budget] + " [… cut]"
-    index = BM25({str(i): words(line) for i, line in enumerate(lines)})
-    scores = index.scores(query_weights((question, 1.0)))
+    scores = line_scores(lines, question)
     # the first line, then the best-matching lines, then the rest from the top
-    order = [0, *sorted(range(1, len(lines)), key=lambda i: (-scores[str(i)], i))]
+    order = [0, *sorted(range(1, len(lines)), key=lambda i: (-scores[i], i))]
     kept: set[int] = set()
     room = budget
     for i in order:
         cost = len(lines[i]) + 1
         if cost > room:
-            if scores[str(i)] > 0 and room > 40:  # a long line that matters: its start
+            if scores[i] > 0 and room > 40:  # a long line that matters: its start
                 lines[i] = lines[i][: room - 10] + " [… cut]"
                 kept.add(i)
             continue
@@ -49,3 +48,15 @@ def budgeted(text: str, question: str, budget: int) -> str:
     if left_out:
         out.append(GAP.format(n=left_out))
     return "\n".join(out)
+
+
+def line_scores(lines: list[str], question: str) -> list[float]:
+    """How well each line matches the question (BM25, accents aside: a French question
+    finds the line of an English result that shares its words)."""
+    index = BM25({str(i): [unaccented(w) for w in words(line)] for i, line in enumerate(lines)})
+    wanted: dict[str, float] = {}
+    for word, weight in query_weights((question, 1.0)).items():
+        plain = unaccented(word)
+        wanted[plain] = max(wanted.get(plain, 0.0), weight)
+    scores = index.scores(wanted)
+    return [scores[str(i)] for i in range(len(lines))]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,15 @@ def words(text: str) -> list[str]:
             word = word[:-1]
         out.append(word)
     return out
+
+
+def unaccented(word: str) -> str:
+    """``word`` without its accents: the French "température" is the "temperature" of an
+    English note (a result and a question compared across languages)."""
+    if word.isascii():
+        return word
+    split = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in split if not unicodedata.combining(c))
 
 
 @dataclass
