@@ -26,23 +26,29 @@ def telling(token: str) -> bool:
     return any(c.isdigit() for c in token) or len(token) >= 5
 
 
-def best_line(result: str, question: str) -> str:
-    """The result's line that matches the question best (its first line on a tie)."""
+def best_line(result: str, question: str, about: str | None = None) -> str:
+    """The result's line that matches ``about`` best (what the question asks of the
+    result), or the whole question when ``about`` matches no line; the first line on a
+    tie."""
     lines = [line for line in result.splitlines() if line.strip()]
     if not lines:
         return ""
-    scores = line_scores(lines, question)
+    scores = line_scores(lines, about) if about else []
+    if not any(scores):
+        scores = line_scores(lines, question)
     best = max(range(len(lines)), key=lambda i: (scores[i], -i))
     return lines[best]
 
 
-def grounded(answer: str, results: list[str], question: str) -> bool:
-    """Does ``answer`` repeat something telling of the results' best-matching lines?"""
+def grounded(answer: str, results: list[str], question: str, about: str | None = None) -> bool:
+    """Does ``answer`` repeat something telling, that the question did not say, of the
+    results' lines that best match ``about`` (what the question asks of them: by
+    default, the question)?"""
     asked = _tokens(question)
     said = _tokens(answer)
     wanted: set[str] = set()
     for result in results:
-        line = best_line(result, question)
+        line = best_line(result, question, about)
         wanted |= {t for t in _tokens(line) if telling(t) and t not in asked}
     return not wanted or bool(wanted & said)
 

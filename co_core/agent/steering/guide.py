@@ -111,7 +111,9 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         again = self._again(ended)
         tools = [t for t in params.function_tools if t.name in (again or follow_up)]
         if again:
-            tools = self._named(tools, ctx)
+            tools = self._named(tools, ctx, latest_prompt(ctx.messages))
+        elif tools:  # what it read next is named in what it found: "1. Health/Dentist.md"
+            tools = self._named(tools, ctx, shown(ended[-1]))
         request_context.model_request_parameters = dataclasses.replace(
             params, function_tools=tools, allow_text_output=not again
         )
@@ -119,10 +121,11 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         if _calls(response):
             return response
         results = [shown(r) for r in ended if r.status == "ok"]
-        question = unsaid(latest_prompt(ctx.messages), ended)
-        if not _text(response) or not grounded(_text(response), results, question):
+        question = latest_prompt(ctx.messages)
+        about = self._about(question, [r for r in ended if r.status == "ok"])
+        if not _text(response) or not grounded(_text(response), results, question, about):
             # said nothing, or not what the result says: Co shows the lines that answer
-            return _said(excerpt(results, question) or "\n\n".join(shown(r) for r in ended))
+            return _said(excerpt(results, about) or "\n\n".join(shown(r) for r in ended))
         return response
 
     def _again(self, ended: list[ToolCallRecord]) -> set[str]:
@@ -166,6 +169,14 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             if words(name)[:1] == ["read"] and self.toolbox.plugin(name) == plugin
         }
 
+    def _about(self, question: str, records: list[ToolCallRecord]) -> str:
+        """What the question asks of the results: without what the calls carried (the
+        note read, the words searched: every line about it repeats them) and without the
+        words that named the tools ("in my notes")."""
+        rest = unsaid(question, records)
+        said = {w for r in records for w in self.toolbox.doc_words(r.tool)}
+        return " ".join(w for w in rest.split() if not set(words(w)) & said)
+
     def _settled(self, ended: list[ToolCallRecord]) -> str | None:
         """Co's own answer when the calls leave nothing for the model to read."""
         for record in ended:
@@ -178,11 +189,13 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return "\n\n".join(shown(r) for r in ended)
         return None
 
-    def _named(self, tools: list[ToolDefinition], ctx: RunContext[CoDeps]) -> list[ToolDefinition]:
-        """Forced calls' names limited to the runs of the words that name a real thing
-        (co_core.agent.steering.known)."""
-        prompt, specs = latest_prompt(ctx.messages), self.calls.engine.specs
-        return [narrowed(t, specs.get(t.name), prompt, ctx.deps) for t in tools]
+    def _named(
+        self, tools: list[ToolDefinition], ctx: RunContext[CoDeps], words: str
+    ) -> list[ToolDefinition]:
+        """The tools' names limited to the runs of ``words`` (the user's, or a result's)
+        that name a real thing (co_core.agent.steering.known)."""
+        specs = self.calls.engine.specs
+        return [narrowed(t, specs.get(t.name), words, ctx.deps) for t in tools]
 
     def _route(self, request_context: Any, prompt: str, ctx: RunContext[CoDeps]) -> str | None:
         chosen = self.last_route = route(read_intent(prompt), self.toolbox)
@@ -190,7 +203,8 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return chosen.answer
         if chosen.kind in ("call", "among"):
             params = request_context.model_request_parameters
-            tools = self._named([t for t in params.function_tools if t.name in chosen.tools], ctx)
+            tools = [t for t in params.function_tools if t.name in chosen.tools]
+            tools = self._named(tools, ctx, prompt)
             if tools:
                 request_context.model_request_parameters = dataclasses.replace(
                     params, function_tools=tools, allow_text_output=False
@@ -199,8 +213,7 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
 
 
 def unsaid(question: str, records: list[ToolCallRecord]) -> str:
-    """The question without what the calls carried: the note's name a call read is in
-    every line about it ("# Pancakes"), so it says nothing of which line answers."""
+    """The question without the values the calls carried."""
     for record in records:
         for value in record.asked.values():
             if isinstance(value, str) and value.strip():

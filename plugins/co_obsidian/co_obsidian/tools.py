@@ -84,9 +84,10 @@ def search_notes(ctx: ToolContext, query: str, limit: int = 10, page: int = 1) -
         hits, more = index.search(parsed, (page - 1) * limit, limit, readable(ctx.deps))
     except VaultError as exc:
         raise ModelRetry(str(exc)) from exc
+    if not hits and page == 1:
+        return _near_misses(index, parsed, query, limit, ctx)
     if not hits:
-        where = "" if page == 1 else f" on page {page}"
-        return ToolResult.empty(f"No notes match {query!r}{where}.")
+        return ToolResult.empty(f"No notes match {query!r} on page {page}.")
     first = (page - 1) * limit + 1
     lines = [f"Notes matching {query!r} ({first}–{first + len(hits) - 1}):"]
     patterns = parsed.patterns
@@ -102,6 +103,27 @@ def search_notes(ctx: ToolContext, query: str, limit: int = 10, page: int = 1) -
         next_page=page + 1 if more else None,
         data={"paths": [h.path for h in hits]},
     )
+
+
+def _near_misses(
+    index: VaultIndex, parsed: T.Query, query: str, limit: int, ctx: ToolContext
+) -> ToolResult:
+    """No note holds every word: the notes that hold some of them, or words like them
+    (co_obsidian.nearby), listed apart; the count stays 0."""
+    from co_obsidian.nearby import nearby
+
+    try:
+        near = nearby(index, parsed, limit, readable(ctx.deps))
+    except VaultError as exc:
+        raise ModelRetry(str(exc)) from exc
+    said = f"No notes match {query!r}."
+    if not near:
+        return ToolResult.empty(said)
+    lines = [f"{said} Notes with some of its words, or words like them:"]
+    for number, note in enumerate(near, 1):
+        lines.append(f"{number}. {note.path}")
+        lines.append(f"   {T.snippet(note.text, [T.term_pattern(f) for f in note.found])}")
+    return ToolResult("\n".join(lines), count=0, data={"paths": [], "near": [n.path for n in near]})
 
 
 def list_notes(
