@@ -595,14 +595,14 @@ def test_after_a_search_that_found_the_note_a_steered_model_may_read_it_and_noth
     bundled: App, replies: tuple[Server, list[dict[str, Any]]]
 ) -> None:
     """The hit repeats the query's words ("book club"), which says nothing of the host: the
-    model may read the note it found, with co-obsidian's read_note only."""
+    model may read the note it found (and no other), with co-obsidian's read_note only."""
     server, queue = replies
     vault = bundled.cwd.parent / "vault"
     (vault / "Clubs").mkdir()
     (vault / "Clubs" / "Book club.md").write_text("# Book club\n\nNext host: Mira.\n")
     queue += [
         call("search_notes", query="book club"),
-        call("read_note", name="Clubs/Book club"),
+        call("read_note", name="Clubs/Book club.md"),
         {"text": "Mira hosts next."},
     ]
     words = "Qui accueille le prochain book club ? Regarde dans mes notes."
@@ -615,6 +615,10 @@ def test_after_a_search_that_found_the_note_a_steered_model_may_read_it_and_noth
     assert '"\\"read_note\\""' in follow_up
     for other in ("note_links", "list_notes", "read_file", "search_notes"):
         assert f'"\\"{other}\\""' not in follow_up
+    # the note it reads is one the search found, named as the result names it
+    assert gbnf_check.accepts(follow_up, call("read_note", name="Clubs/Book club.md")["text"])
+    for wrong in ("prochain book club", "Mira", "Regarde", "Clubs"):
+        assert not gbnf_check.accepts(follow_up, call("read_note", name=wrong)["text"])
     assert "Mira" in turn.output
 
 
