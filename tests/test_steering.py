@@ -571,6 +571,7 @@ def test_a_quoted_command_that_names_its_file_is_taken_as_written(
         "Use Python to compute 7919 * 104729 and tell me the result.",
         "Berechne 7919 * 104729 mit Python und nenne mir das Ergebnis.",
         "Calcule 7919 * 104729 avec Python.",
+        "Utilise Python pour calculer 7919 * 104729.",
     ],
 )
 def test_a_forced_run_python_call_carries_code_when_no_script_is_named(
@@ -579,9 +580,12 @@ def test_a_forced_run_python_call_carries_code_when_no_script_is_named(
     """run_python needs code or a path: the call cannot leave out both (the script, when
     the words name one; else code)."""
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
-    grammar, _ = forced("run_python", words)
+    grammar, arguments = forced("run_python", words)
     assert gbnf_check.accepts(grammar, call("run_python", code="7919 * 104729")["text"])
     assert not gbnf_check.accepts(grammar, call("run_python")["text"])
+    for piece in ("104729", "7919", "Python", "7919 * 104729 mit Python"):  # the whole sum
+        assert not gbnf_check.accepts(grammar, call("run_python", code=piece)["text"])
+    assert arguments["code"]["enum"] == ["7919 * 104729"]
     for named_words in ("Run script.py with Python", "Starte script.py mit Python"):
         named, _ = forced("run_python", named_words)
         assert gbnf_check.accepts(named, call("run_python", path="script.py")["text"])
@@ -708,3 +712,19 @@ def test_a_small_ollama_model_calls_through_a_json_schema_and_answers_from_the_r
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("read_file", "ok")]
     assert "may,12" in second["messages"][-1]["content"]  # it read the result
     assert turn.output == "May's total is 12."
+
+
+@pytest.mark.parametrize(
+    ("words", "found"),
+    [
+        ("Use Python to compute 2**10.", ["2**10"]),
+        ("Calcula (3 + 4) * 5 con Python", ["(3 + 4) * 5"]),
+        ("Run math.sqrt(2) in Python", ["math.sqrt(2)"]),
+        ("What is 12 plus 5 in Python?", []),  # words, not an expression: nothing to copy
+        ("Remind me on 2024-05-01 about version 1.2.3", []),  # a date, a version
+    ],
+)
+def test_code_written_in_words_is_the_expression_they_write(words: str, found: list[str]) -> None:
+    from co_core.agent.local.copying import expressions
+
+    assert expressions(words) == found

@@ -42,6 +42,7 @@ STARTS_AFTER = " \t\n'\"`(:“„«‘"
 ENDS_BEFORE = " \t\n'\"`),:;?!”“»’-"  # "Todo" of "Todo-Notiz"
 TRAILING = ".,:;?!-"  # a copy does not end with the sentence's punctuation, nor a hyphen
 PAYLOAD_KEYS = frozenset({"content", "text", "body", "message", "code", "cmd", "command"})
+CODE_KEYS = frozenset({"code"})
 COMMAND_KEYS = frozenset({"cmd", "command"})  # a command may be followed by a file named
 # Words that name a payload rather than give one ("with the text:", "mit dem Inhalt:",
 # "la ligne"), read in English like every word here.
@@ -241,4 +242,36 @@ def short_runs(text: str, max_words: int = 6) -> list[str]:
                     break
             if j in ends:
                 found.append(text[i:j])
+    return list(dict.fromkeys(found))
+
+
+# A token of an expression written in words: it holds a digit, an operator or a bracket
+# ("7919", "*", "2**10", "math.sqrt(2)", "(1+2)"); words ("with", "Python") end it.
+_EXPRESSION_TOKEN = re.compile(r"[\w.]*[\d+\-*/%^()\[\]<>=][\w.+\-*/%^()\[\]<>=,]*")
+_OPERATOR = re.compile(r"[+\-*/%^()\[\]<>=]")
+_NUMBER_LIKE = re.compile(r"\d+(?:[-./]\d+)+")  # 2024-05-01, 1.2.3, 12/05
+
+
+def expressions(text: str) -> list[str]:
+    """The expressions the words write outside quotes: the longest runs of tokens that
+    hold a digit, an operator or a bracket, with an operator or a bracket in them ("7919
+    * 104729", not a lone "7919"; not a date, "2024-05-01", nor a version, "1.2.3")."""
+    found: list[str] = []
+    run: list[str] = []
+
+    def close() -> None:
+        expression = " ".join(run)
+        if _OPERATOR.search(expression) and not _NUMBER_LIKE.fullmatch(expression):
+            found.append(expression)
+        run.clear()
+
+    for token in text.split():
+        bare = token.rstrip(TRAILING) or token
+        if not _EXPRESSION_TOKEN.fullmatch(bare):
+            close()
+            continue
+        run.append(bare)
+        if bare != token:  # the sentence's punctuation ends it
+            close()
+    close()
     return list(dict.fromkeys(found))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from co_core.agent.local.copying import (
+    CODE_KEYS,
     COMMAND_KEYS,
     MAX_SPANS,
     PAYLOAD_KEYS,
@@ -26,6 +27,7 @@ from co_core.agent.local.copying import (
     Source,
     copy_rules,
     copy_spans,
+    expressions,
     inner_literal,
 )
 from co_core.agent.tools.bm25 import FILE_NAME, words
@@ -128,10 +130,15 @@ class _Rules:
         return isinstance(target, Mapping) and target.get("type") == "string"
 
     def literals(self, key: str, schema: Any) -> list[str]:
-        """A payload's values when the words hold literal parts: each whole part."""
+        """A payload's values when the words hold literal parts: each whole part. Code
+        with none is an expression the words write ("Berechne 7919 * 104729 mit
+        Python" is ``7919 * 104729``), when they write one."""
         if not self.copy or key not in PAYLOAD_KEYS or not self._is_string(schema):
             return []
-        return self.source.literals()
+        found = self.source.literals()
+        if not found and key in CODE_KEYS:
+            return expressions(self.source.text)
+        return found
 
     def masked(self) -> str:
         """The words as a forced call's other strings may copy them."""
