@@ -170,7 +170,14 @@ def test_no_write_send_or_exec_tool_is_chosen_unless_asked(bundled: App, text: s
     [
         ("Add '- milk' to my Todo note.", "append_to_note"),
         ("Ajoute '- lait' à ma note Todo.", "append_to_note"),
-        ("In settings.toml change the timeout to 30.", "edit_file"),
+        # a setting's new value is no text to search for: set_file_value, not edit_file
+        ("In settings.toml change the timeout to 30.", "set_file_value"),
+        ("Ändere in config.ini den Port auf 8088.", "set_file_value"),
+        ("Remplace le port dans config.ini par 8088.", "set_file_value"),
+        ("Cambia el puerto en config.ini a 8088.", "set_file_value"),
+        # quoted texts to search for and to put in its place: edit_file
+        ("Replace 'teh' with 'the' in README.md.", "edit_file"),
+        ("Change 'Hello' to 'Hi' in greeting.txt", "edit_file"),
         ("Liste les fichiers de ce dossier.", "list_files"),
         ("Durchsuche meine Notizen nach 'wifi'.", "search_notes"),
         # close scores, but only one of the close tools does what the words ask
@@ -447,6 +454,36 @@ def test_a_resolver_that_accepts_every_run_leaves_the_call_as_it_was(
     assert gbnf_check.accepts(server.requests[0]["grammar"], made["text"])
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("create_note", "ok")]
     assert "milk, eggs" in (bundled.cwd.parent / "vault" / "Shopping.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("words", "key"),
+    [
+        ("Ändere in config.ini den Port auf 8088.", "Port"),
+        ("Set the port in config.ini to 8088.", "port"),
+        ("Remplace le port dans config.ini par 8088.", "port"),
+    ],
+)
+def test_a_setting_is_changed_by_its_key_found_in_the_file_and_said_as_the_tool_says_it(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]], words: str, key: str
+) -> None:
+    """The key is a run of the words that the file sets (co-shell's resolver reads it),
+    the value another run, never a piece of the file's name; the write is confirmed by
+    the tool's own line, not retold by the model."""
+    server, queue = replies
+    config = bundled.cwd / "config.ini"
+    config.write_text("[server]\nhost = 127.0.0.1\nport = 41234\n")
+    made = call("set_file_value", path="config.ini", key=key, value="8088")
+    queue += [made, {"text": "The request was denied."}]
+    turn = run_turn(bundled, words, steered(server), approvals=True)
+    grammar = server.requests[0]["grammar"]
+    assert gbnf_check.accepts(grammar, made["text"])
+    for wrong_key, value in ((key, ".ini"), (key, key), ("8088", "8088"), ("host", "8088")):
+        wrong = call("set_file_value", path="config.ini", key=wrong_key, value=value)
+        assert not gbnf_check.accepts(grammar, wrong["text"])
+    assert config.read_text() == "[server]\nhost = 127.0.0.1\nport = 8088\n"
+    assert turn.output == f"set {key} in config.ini, line 3: port = 41234 -> port = 8088"
+    assert len(server.requests) == 1  # no model request to retell it
 
 
 def test_a_routed_tool_is_carried_even_when_the_tool_budget_leaves_it_out(

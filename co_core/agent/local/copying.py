@@ -7,7 +7,8 @@ say which run is which, in any language Co reads:
 
 - **Literal parts** are text to be used as it is: inside quotes or backticks, or after a
   colon that introduces it ("with the text: milk, eggs"). A tool's *payload* (its
-  ``content``, ``text``, ``code``, ``cmd``...) is one whole literal part when the words
+  ``content``, ``text``, ``code``, ``cmd``, an edit's ``search`` and ``replace``...) is
+  one whole literal part when the words
   have any; the tool's other strings (a note's name) are never a piece of one, and only
   a whole one when there are several ("... to my note 'Inbox'").
 - **The tool's own words** say which tool, not what it works on: outside literal parts,
@@ -34,14 +35,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from co_core.agent.tools.bm25 import words
+from co_core.agent.tools.bm25 import FILE_NAME, words
 from co_core.agent.tools.intent import QUOTED, SMALL, VERB_OF
 from co_core.agent.tools.lexicon import NAMING
 
 STARTS_AFTER = " \t\n'\"`(:“„«‘"
 ENDS_BEFORE = " \t\n'\"`),:;?!”“»’-"  # "Todo" of "Todo-Notiz"
 TRAILING = ".,:;?!-"  # a copy does not end with the sentence's punctuation, nor a hyphen
-PAYLOAD_KEYS = frozenset({"content", "text", "body", "message", "code", "cmd", "command"})
+PAYLOAD_KEYS = frozenset(
+    {"content", "text", "body", "message", "code", "cmd", "command", "search", "replace"}
+)
 CODE_KEYS = frozenset({"code"})
 COMMAND_KEYS = frozenset({"cmd", "command"})  # a command may be followed by a file named
 # Words that name a payload rather than give one ("with the text:", "mit dem Inhalt:",
@@ -129,6 +132,9 @@ class Source:
                 continue
             if any(w in blocked for w in words(token.group(0))):
                 chars[token.start() : token.end()] = MASK * (token.end() - token.start())
+        for name in FILE_NAME.finditer(self.text):  # never a piece of a file's name (".ini")
+            if MASK in chars[name.start() : name.end()]:
+                chars[name.start() : name.end()] = MASK * (name.end() - name.start())
         return "".join(chars)
 
 
@@ -275,3 +281,12 @@ def expressions(text: str) -> list[str]:
             close()
     close()
     return list(dict.fromkeys(found))
+
+
+def payloads(schema: object) -> int:
+    """How many texts a call of a tool with parameters ``schema`` must be given whole (its
+    required payloads: ``edit_file`` two, ``write_file`` one)."""
+    if not isinstance(schema, dict):
+        return 0
+    props, required = schema.get("properties") or {}, set(schema.get("required") or ())
+    return sum(1 for key in props if key in PAYLOAD_KEYS and key in required)

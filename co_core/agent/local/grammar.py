@@ -109,6 +109,7 @@ class _Rules:
     tool_words: frozenset[str] = frozenset()
     payload: bool = False
     avoid: tuple[str, ...] = ()  # values of a call that failed: not copied again
+    taken: tuple[str, ...] = ()  # the one value an argument can have: not another's
     source: Source = field(default_factory=lambda: Source("", ()))  # the words, read once
 
     @property
@@ -123,6 +124,13 @@ class _Rules:
         self.tool_words = frozenset(words(f"{name} {description} {keys}"))
         self.payload = isinstance(props, Mapping) and any(
             k in PAYLOAD_KEYS and self._is_string(v) for k, v in props.items()
+        )
+        self.taken = tuple(
+            str(target["enum"][0])
+            for v in (props.values() if isinstance(props, Mapping) else ())
+            if self.listed(v)
+            and len((target := _plain(self._target(_plain(v))))["enum"]) == 1
+            and isinstance(target["enum"][0], str)
         )
 
     def _is_string(self, schema: Any) -> bool:
@@ -145,7 +153,7 @@ class _Rules:
         source = self.source
         if not self.payload:
             source = Source(source.text, ())  # no payload: quoted text is theirs to copy
-        return source.masked(self.tool_words, self.avoid)
+        return source.masked(self.tool_words, (*self.avoid, *self.taken))
 
     def whole(self) -> list[str]:
         """With several literal parts, a whole one may be a name ("... to my note 'Inbox'")."""

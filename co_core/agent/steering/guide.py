@@ -18,7 +18,8 @@ from scratch, and loses its question in a long result. For a model Co steers
    fix it), or after a listing or a search that found something but not what was asked
    (to read it with the same plugin's ``read_...`` tool, not to list again).
 3. A call that was denied, or whose plugin is not set up, is answered by Co with the
-   reason; so are two failed calls. An answer that is empty, or does not repeat what the
+   reason; so are two failed calls, and a write or a send that was made (the tool's
+   own line says what was done). An answer that is empty, or does not repeat what the
    result's best-matching line says (co_core.agent.steering.grounding), is replaced by
    the lines of the result that match the question.
 
@@ -47,6 +48,9 @@ from co_core.agent.tools.toolbox import FIND_TOOLS, Toolbox, latest_prompt
 from co_core.kernel.deps import CoDeps
 
 MAX_CALLS = 2  # calls a steered model makes per turn: the one asked for, and one follow-up
+# A write or a send needs no retelling: the tool's own line says what was done (a small
+# model retelling "set port = 8088" may add that the request "was denied").
+CONFIRMED = ("write", "send")
 
 
 def is_small(model: Any) -> bool:
@@ -187,6 +191,8 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
                 return why[:1].upper() + why[1:]
         if len(ended) >= MAX_CALLS and all(r.status != "ok" for r in ended):
             return "\n\n".join(shown(r) for r in ended)
+        if all(r.status == "ok" and self.toolbox.effect(r.tool) in CONFIRMED for r in ended):
+            return "\n\n".join(shown(r) for r in ended)  # what was done, as the tool says it
         return None
 
     def _named(

@@ -22,6 +22,8 @@ from typing import Any
 from pydantic_ai.tools import ToolDefinition
 
 from co_core.agent.local.copying import PAYLOAD_KEYS, short_runs
+from co_core.agent.local.grammar import PATH_KEYS
+from co_core.agent.tools.bm25 import FILE_NAME
 from co_core.kernel.deps import CoDeps
 from co_core.kernel.tools import CallRefused, ToolSpec
 
@@ -51,13 +53,16 @@ def narrowed(
     runs = short_runs(words)
     deadline = time.monotonic() + BUDGET
     limited: dict[str, Any] = {}
+    files = list(dict.fromkeys(FILE_NAME.findall(words)))
+    # the file a call works on, when the words name one: a key is looked for in it
+    given = {k: files[0] for k in props if k.lower() in PATH_KEYS} if len(files) == 1 else {}
     for key, prop in props.items():
-        if key in PAYLOAD_KEYS or not _string(prop):
+        if key in PAYLOAD_KEYS or key in given or not _string(prop):
             continue
         accepted = []
         for run in runs:
             try:
-                spec.make_call({key: run}, deps)
+                spec.make_call({**given, key: run}, deps)
             except CallRefused:
                 continue
             except Exception:  # noqa: BLE001 - a plugin's resolver: not ours to judge

@@ -9,6 +9,11 @@ names) against the user's words (co_core.agent.tools.intent). Then, in this orde
 - the best tool's plugin is not set up: Co answers with how to set it up, when the words
   ask for something ("Busy day ahead, hope you're well" asks nothing of ``free_busy``)
   and no tool that works matches nearly as well (``SETUP_MARGIN``);
+- the best tool needs more whole texts than the words give (``edit_file`` needs a text
+  to search for and one to put in its place, quoted or after a colon; "change the port
+  in config.ini to 8088" gives none): the best tool of the same effect that fits takes
+  its place (``set_file_value``) if it matches a quarter as well (``FIT_MARGIN``), else
+  the model answers freely;
 - the best tools score about the same (within ``CLOSE``): when exactly one of them
   has the effect the words ask for by a verb ("Use `wc -l`" asks to run), the model
   must call that one; else Co does not pick: the model calls one of those it may use;
@@ -21,8 +26,9 @@ names) against the user's words (co_core.agent.tools.intent). Then, in this orde
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
+from co_core.agent.local.copying import Source, payloads
 from co_core.agent.tools.bm25 import words
 from co_core.agent.tools.intent import VERB_OF, Intent
 from co_core.agent.tools.lexicon import EFFECT_VERBS
@@ -30,6 +36,7 @@ from co_core.agent.tools.lexicon import EFFECT_VERBS
 CLEAR_MATCH = 2.5  # the best tool's score for the words to count as asking for it
 CLOSE = 0.8  # a tool scoring this share of the best one matches about as well
 SETUP_MARGIN = 0.6  # a usable tool this close to a tool not set up: no setup answer
+FIT_MARGIN = 0.25  # a tool of the same effect that fits, instead of one that cannot
 
 DOES = {
     "write": "changes files or notes",
@@ -47,6 +54,7 @@ class Tools(Protocol):
     def blocked_call(self, name: str) -> str | None: ...
     def effect(self, name: str) -> str | None: ...
     def doc_words(self, name: str) -> set[str]: ...
+    def parameters(self, name: str) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,24 @@ def route(intent: Intent, tools: Tools) -> Route:
         else:
             effect = tools.effect(best)
             return Route("ask", (best,), ask_first(best, effect), f"{effect} not asked for")
-    close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n))
+    given = max(len(Source.of(intent.text).parts), 1)  # one text may be a run of the words
+
+    def fits(name: str) -> bool:
+        """Can the words give the tool the whole texts it needs? ``edit_file`` needs one to
+        search for and one to put in its place (quoted, or after a colon)."""
+        return payloads(tools.parameters(name)) <= given
+
+    if not fits(best):  # "change the port to 8088" is no edit of a text: a tool that fits
+        effect = tools.effect(best)
+        instead = [
+            n
+            for n, score in scored
+            if score >= top * FIT_MARGIN and tools.effect(n) == effect and usable(n) and fits(n)
+        ]
+        if not instead:
+            return Route("free", why=f"{best} needs texts the words do not give")
+        best, top = instead[0], dict(scored)[instead[0]]
+    close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n) and fits(n))
     doing = [n for n in close if tools.effect(n) in intent.effects]
     if len(close) > 1 and len(doing) == 1:  # "Use `wc -l`": the one that does what was asked
         return Route("call", (doing[0],), why=f"close scores; {doing[0]} does what was asked")

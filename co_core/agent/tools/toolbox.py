@@ -325,6 +325,11 @@ class Toolbox(AbstractCapability[CoDeps]):
         tool_def = self._all.get(name)
         return set(self._words(tool_def)) if tool_def is not None else set()
 
+    def parameters(self, name: str) -> dict[str, Any]:
+        """The JSON schema of a tool's parameters (empty: unknown)."""
+        tool_def = self._all.get(name)
+        return dict(tool_def.parameters_json_schema) if tool_def is not None else {}
+
     def rank_all(self, query: Mapping[str, float]) -> list[tuple[str, float]]:
         """Every tool seen (offered or not, set up or not) against ``query``, best first."""
         return self._rank(query, [d for d in self._all.values() if d.name != FIND_TOOLS])

@@ -266,6 +266,8 @@ def edit_file(ctx: ToolContext, path: str, search: str, replace: str) -> str:
     shown = _shown(ctx, real)
     if not search:
         raise ModelRetry("search must not be empty; to create a file use write_file")
+    if search == replace:
+        raise ModelRetry("search and replace are the same text: nothing would change")
     with _plainly("edit", shown, f"no file {shown!r}; use write_file to create it"):
         if os.path.isdir(real):
             raise ModelRetry(f"{shown!r} is a folder; give a file path")
@@ -289,3 +291,33 @@ def edit_file(ctx: ToolContext, path: str, search: str, replace: str) -> str:
             ctx.deps.workspace, real, text.replace(search, replace).encode("utf-8")
         )
     return f"edited {shown}: 1 replacement"
+
+
+def set_file_value(ctx: ToolContext, path: str, key: str, value: str) -> str:
+    """Change (replace) a setting in a config file: set key to value.
+
+    Args:
+        path: the file (INI, TOML, YAML, .env, JSON).
+        key: the setting, or section.key when several sections set it.
+        value: its new value; the rest of the file stays as it is.
+    """
+    from co_shell.config_values import NotSet
+    from co_shell.config_values import set_value as change
+
+    real = _resolve(ctx, path, write=True)
+    shown = _shown(ctx, real)
+    with _plainly("edit", shown, f"no file {shown!r}; use write_file to create it"):
+        if os.path.isdir(real):
+            raise ModelRetry(f"{shown!r} is a folder; give a file path")
+        _undoable(real, shown)
+        try:
+            text = pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ModelRetry(f"{shown!r} is not UTF-8 text; it cannot be edited this way") from exc
+        try:
+            done = change(text, key, value, typed=real.suffix.lower() in (".json", ".toml"))
+        except NotSet as exc:
+            raise ModelRetry(f"{shown}: {exc}; read_file it to see its settings") from exc
+        ctx.deps.changes.before_write(real)
+        pathsafe.write_bytes(ctx.deps.workspace, real, done.text.encode("utf-8"))
+    return f"set {key} in {shown}, line {done.line}: {done.before.strip()} -> {done.after.strip()}"

@@ -46,6 +46,28 @@ def writing(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
     return Resolved({**args, "path": _canonical(deps, args.get("path", ""), write=True)})
 
 
+def setting(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
+    """A setting to change: ``fs:write:<canonical path>``, refused when no line of the file
+    sets the key (or several do): what would change is known before it is decided."""
+    from co_shell.config_values import NotSet, find
+
+    resolved = writing(args, deps)
+    key = args.get("key")
+    if not isinstance(key, str) or not key.strip():
+        raise CallRefused("key must be the name of a setting, e.g. 'port'")
+    shown = str(resolved.args["path"])
+    if not deps.allows(f"fs:read:{shown}"):
+        return resolved  # a file kept from reading is not read to check it
+    try:
+        data = pathsafe.read_bytes(deps.workspace, pathsafe.resolve(deps.workspace, shown))
+        find(data.decode("utf-8"), key)
+    except (OSError, UnicodeDecodeError, pathsafe.PathRefused):
+        return resolved  # the tool says what is wrong with the file
+    except NotSet as exc:
+        raise CallRefused(f"{shown}: {exc}; read_file it to see its settings") from exc
+    return resolved
+
+
 def shell(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
     """A shell command: ``shell:exec:<the command as Co runs it>``. A command whose
     meaning is fixed is re-spelled (``ls  "-la"`` runs as ``ls -la``); any other is kept
