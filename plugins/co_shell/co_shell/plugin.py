@@ -48,6 +48,12 @@ def register_tools(register: ToolRegister) -> None:
     )
     register(f"{files}:list_files", risk="read", permission="fs:read:{path}", resolve=read)
     register(f"{files}:read_file", risk="read", permission="fs:read:{path}", resolve=read)
+    register(
+        "co_shell.file_search:search_files",
+        risk="read",
+        permission="fs:read:{path}",
+        resolve=read,
+    )
     register(f"{files}:write_file", risk="write", permission="fs:write:{path}", resolve=write)
     register(f"{files}:edit_file", risk="write", permission="fs:write:{path}", resolve=write)
     register(
@@ -85,7 +91,8 @@ def system_instructions(settings: Settings) -> str | None:
 
     shell = settings.section(ShellSettings)
     text = (
-        "Workspace tools: list_files, read_file, write_file, edit_file, set_file_value work "
+        "Workspace tools: list_files, read_file, search_files, write_file, edit_file, "
+        "set_file_value work "
         "on paths relative to the user's working directory; run_shell_command and run_python "
         "run there (mounted at /workspace in the sandbox). Prefer edit_file for small "
         "changes, set_file_value for one setting of a config file."

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from co_core import CallRefused, CoDeps, Resolved, canonical_shell_command
@@ -34,8 +35,13 @@ def _canonical(deps: CoDeps, path: Any, *, write: bool) -> str:
 
 # docs: resolver
 def reading(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
-    """A path to read or list: ``fs:read:<canonical path>``."""
-    return Resolved({**args, "path": _canonical(deps, args.get("path", "."), write=False)})
+    """A path to read or list: ``fs:read:<canonical path>``. One that does not exist is
+    refused before anything is decided, unless the rules keep it from reading (then the
+    decision says so, and nobody learns whether it exists)."""
+    path = _canonical(deps, args.get("path", "."), write=False)
+    if not os.path.lexists(Path(deps.workspace) / path) and deps.allows(f"fs:read:{path}"):
+        raise CallRefused(f"no file {path!r} in the workspace; list_files shows what exists")
+    return Resolved({**args, "path": path})
 
 
 # /docs
