@@ -88,13 +88,7 @@ def _text(root: Path, path: Path) -> str | None:
 
 
 def search_files(ctx: ToolContext, query: str, path: str = ".", page: int = 1) -> ToolResult:
-    """Search the text of the workspace's files for words (all must occur in the file).
-
-    Args:
-        query: words to find; "a quoted phrase" is one word.
-        path: the folder to search; '.' is the whole workspace.
-        page: over 20 files.
-    """
+    """Search the workspace's files for words (in a folder: path)."""
     wanted = terms(query)
     if not wanted:
         raise ModelRetry('query is empty: give words to search for, e.g. "invoice unpaid"')

@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -112,13 +113,7 @@ def _entries(root: Path, folder: Path, recursive: bool) -> list[str]:
 def list_files(
     ctx: ToolContext, path: str = ".", recursive: bool = False, page: int = 1
 ) -> ToolResult:
-    """List the files and folders in the workspace.
-
-    Args:
-        path: a folder; '.' is the top.
-        recursive: also everything below.
-        page: over 200 entries.
-    """
+    """List the files and folders in a workspace folder ('.' is the top; 200 a page)."""
     folder = _resolve(ctx, path)
     shown = _shown(ctx, folder)
     if page < 1:
@@ -260,6 +255,32 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     return f"wrote {len(content.encode())} bytes to {shown}"
 
 
+@dataclass
+class _Edit:
+    """A file's text being edited, and what to write back (None: nothing)."""
+
+    text: str
+    new: str | None = None
+
+
+@contextlib.contextmanager
+def _editing(ctx: ToolContext, real: Path, shown: str) -> Iterator[_Edit]:
+    """A workspace text file's content to change: the edit sets ``new``, which is written
+    back after the change record kept the old content (``/undo``)."""
+    with _plainly("edit", shown, f"no file {shown!r}; use write_file to create it"):
+        if os.path.isdir(real):
+            raise ModelRetry(f"{shown!r} is a folder; give a file path")
+        _undoable(real, shown)
+        try:
+            edit = _Edit(pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ModelRetry(f"{shown!r} is not UTF-8 text; it cannot be edited this way") from exc
+        yield edit
+        if edit.new is not None:
+            ctx.deps.changes.before_write(real)
+            pathsafe.write_bytes(ctx.deps.workspace, real, edit.new.encode("utf-8"))
+
+
 def edit_file(ctx: ToolContext, path: str, search: str, replace: str) -> str:
     """Replace text in a workspace file (search must occur exactly once)."""
     real = _resolve(ctx, path, write=True)
@@ -268,15 +289,8 @@ def edit_file(ctx: ToolContext, path: str, search: str, replace: str) -> str:
         raise ModelRetry("search must not be empty; to create a file use write_file")
     if search == replace:
         raise ModelRetry("search and replace are the same text: nothing would change")
-    with _plainly("edit", shown, f"no file {shown!r}; use write_file to create it"):
-        if os.path.isdir(real):
-            raise ModelRetry(f"{shown!r} is a folder; give a file path")
-        _undoable(real, shown)
-        try:
-            text = pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ModelRetry(f"{shown!r} is not UTF-8 text; it cannot be edited this way") from exc
-        found = text.count(search)
+    with _editing(ctx, real, shown) as edit:
+        found = edit.text.count(search)
         if found == 0:
             raise ModelRetry(
                 f"the search text was not found in {shown!r}; read_file it and copy the exact text"
@@ -286,38 +300,21 @@ def edit_file(ctx: ToolContext, path: str, search: str, replace: str) -> str:
                 f"the search text occurs {found} times in {shown!r}; include more surrounding "
                 "lines so it matches once"
             )
-        ctx.deps.changes.before_write(real)
-        pathsafe.write_bytes(
-            ctx.deps.workspace, real, text.replace(search, replace).encode("utf-8")
-        )
+        edit.new = edit.text.replace(search, replace)
     return f"edited {shown}: 1 replacement"
 
 
 def set_file_value(ctx: ToolContext, path: str, key: str, value: str) -> str:
-    """Change (replace) a setting in a config file: set key to value.
-
-    Args:
-        path: the file (INI, TOML, YAML, .env, JSON).
-        key: the setting, or section.key when several sections set it.
-        value: its new value; the rest of the file stays as it is.
-    """
+    """Change (replace) a config file's setting: key (or section.key) = value."""
     from co_shell.config_values import NotSet
     from co_shell.config_values import set_value as change
 
     real = _resolve(ctx, path, write=True)
     shown = _shown(ctx, real)
-    with _plainly("edit", shown, f"no file {shown!r}; use write_file to create it"):
-        if os.path.isdir(real):
-            raise ModelRetry(f"{shown!r} is a folder; give a file path")
-        _undoable(real, shown)
+    with _editing(ctx, real, shown) as edit:
         try:
-            text = pathsafe.read_bytes(ctx.deps.workspace, real).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ModelRetry(f"{shown!r} is not UTF-8 text; it cannot be edited this way") from exc
-        try:
-            done = change(text, key, value, typed=real.suffix.lower() in (".json", ".toml"))
+            done = change(edit.text, key, value, typed=real.suffix.lower() in (".json", ".toml"))
         except NotSet as exc:
             raise ModelRetry(f"{shown}: {exc}; read_file it to see its settings") from exc
-        ctx.deps.changes.before_write(real)
-        pathsafe.write_bytes(ctx.deps.workspace, real, done.text.encode("utf-8"))
+        edit.new = done.text
     return f"set {key} in {shown}, line {done.line}: {done.before.strip()} -> {done.after.strip()}"

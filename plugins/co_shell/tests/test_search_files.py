@@ -110,8 +110,9 @@ def test_pages(deps: Any, workspace: Path) -> None:
 def test_a_missing_file_is_refused_before_the_decision_unless_it_may_not_be_read(
     deps: Any, workspace: Path
 ) -> None:
-    from co_core import CallRefused
     from co_shell.targets import reading
+
+    from co_core import CallRefused
 
     with pytest.raises(CallRefused, match="no file 'nope.txt'"):
         reading({"path": "nope.txt"}, deps)

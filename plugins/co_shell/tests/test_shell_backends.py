@@ -205,12 +205,14 @@ def test_plugin_declares_tools_with_risks_and_permissions(co_dirs: Path) -> None
     app = make_app({})
     tools = {t.name: t for t in app.host.tools() if t.plugin == "shell"}
     assert set(tools) == {
-        "run_shell_command", "run_python", "list_files", "read_file", "write_file", "edit_file"
+        "run_shell_command", "run_python", "list_files", "read_file", "search_files",
+        "write_file", "edit_file", "set_file_value",
     }  # fmt: skip
     assert tools["run_shell_command"].risk == "exec"
     assert tools["run_shell_command"].permission_key({"cmd": "ls -la"}) == "shell:exec:ls -la"
     assert tools["write_file"].permission_key({"path": "a.txt"}) == "fs:write:a.txt"
     assert tools["read_file"].risk == "read" and tools["edit_file"].risk == "write"
+    assert tools["search_files"].risk == "read" and tools["set_file_value"].risk == "write"
 
 
 def test_sandbox_is_a_deps_resource_closed_on_exit(co_dirs: Path, workspace: Path) -> None:

@@ -31,7 +31,7 @@ def test_bubblewrap_on_path_makes_commands_ready(
     (tmp_path / "bin" / "bwrap").chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     found = row({"shell": {"sandbox": "bubblewrap"}})
-    assert (found.state, found.detail) == ("ok", "offered (6 tools)")
+    assert (found.state, found.detail) == ("ok", "offered (8 tools)")
 
 
 def test_without_bubblewrap_only_the_commands_are_held_back(
@@ -41,7 +41,7 @@ def test_without_bubblewrap_only_the_commands_are_held_back(
     monkeypatch.setenv("DOCKER_HOST", "unix:///somewhere/docker.sock")
     found = row({"shell": {"sandbox": "bubblewrap"}})
     assert found.state == "warn"
-    assert found.detail.startswith("4 of 6 offered; not run_shell_command, run_python:")
+    assert found.detail.startswith("6 of 8 offered; not run_shell_command, run_python:")
     assert "bubblewrap is not installed: run `co config set shell.sandbox docker`" in found.detail
 
 
@@ -70,7 +70,7 @@ def test_no_sandbox_by_choice_is_ready(co_dirs: Path, tmp_path: Path, monkeypatc
 def test_auto_with_no_backend_holds_commands_back_and_says_what_to_install(co_dirs: Path) -> None:
     found = row({"shell": {"sandbox": "auto"}})
     assert found.state == "warn"
-    assert found.detail.startswith("4 of 6 offered; not run_shell_command, run_python:")
+    assert found.detail.startswith("6 of 8 offered; not run_shell_command, run_python:")
     assert "no sandbox here (neither Docker nor bubblewrap): install bubblewrap" in found.detail
 
 
