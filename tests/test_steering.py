@@ -688,6 +688,45 @@ def test_after_a_search_that_found_nothing_a_steered_model_answers_in_words(
     assert "No note" in turn.output
 
 
+def test_a_search_that_found_nothing_is_made_once_more_with_other_words(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    """ "again" found nothing: the second search must take other words of the question,
+    and its hit is answered."""
+    server, queue = replies
+    (bundled.cwd.parent / "vault" / "Wifi.md").write_text("# Wifi\n\nPassword: Lozuka-956\n")
+    queue += [
+        call("search_notes", query="again"),
+        call("search_notes", query="wifi password"),
+        {"text": "It is Lozuka-956."},
+    ]
+    turn = run_turn(bundled, "What's the wifi password again? It's in my notes.", steered(server))
+    assert [(c["tool"], c["args"]["query"]) for c in turn.calls] == [
+        ("search_notes", "again"),
+        ("search_notes", "wifi password"),
+    ]
+    again = server.requests[1]["grammar"]
+    assert again.startswith("root ::= call\n")
+    assert not gbnf_check.accepts(again, call("search_notes", query="again")["text"])
+    assert "Lozuka-956" in turn.output
+
+
+def test_an_answer_that_only_repeats_the_search_is_replaced_by_the_hit(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    """The result's first line repeats the search ("Notes matching 'wifi password'"); an
+    answer drawn from it ("matching", "denied") says nothing of the hit: Co shows the hit."""
+    server, queue = replies
+    (bundled.cwd.parent / "vault" / "Wifi.md").write_text("# Wifi\n\nPassword: Lozuka-956\n")
+    queue += [
+        call("search_notes", query="wifi password"),
+        {"text": "The request was denied: you searched for a password matching 'wifi'."},
+    ]
+    turn = run_turn(bundled, "Search my notes for the wifi password.", steered(server))
+    assert [c["tool"] for c in turn.calls] == ["search_notes"]
+    assert "Lozuka-956" in turn.output and "denied" not in turn.output
+
+
 # -- which models are steered: by size, asked of their server; JSON schemas for Ollama -------
 
 

@@ -3,6 +3,10 @@
 ``display`` is pre-formatted text the model is told to show verbatim (URLs included);
 ``count`` says how many items matched (0 is a valid answer, not an error); ``has_more``
 says another page exists. Anything else a tool wants the model to see goes in ``data``.
+
+A search that matched nothing but offers close items apart ("notes holding some of the
+words") keeps ``count`` 0 and lists them in ``data["near"]``: Co then knows the result
+is worth reading, not a search to make again (:meth:`ToolResult.found_nothing`).
 """
 
 from __future__ import annotations
@@ -21,3 +25,8 @@ class ToolResult:
     @classmethod
     def empty(cls, message: str = "Nothing matched.") -> ToolResult:
         return cls(display=message, count=0, has_more=False)
+
+    @property
+    def found_nothing(self) -> bool:
+        """Nothing matched, and nothing close was offered either."""
+        return self.count == 0 and not self.data.get("near")

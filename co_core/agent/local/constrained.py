@@ -132,15 +132,22 @@ def result_text(part: ToolReturnPart, question: str = "", budget: int = RESULT_C
 
 
 def failed_values(messages: Sequence[ModelMessage]) -> tuple[str, ...]:
-    """The string values of the latest call that was sent back to the model to fix: a
-    call Co forces again must not repeat them ("No note named 'ligne'")."""
+    """The string values of the latest call that was sent back to the model to fix, or
+    that found nothing: a call Co forces again must not repeat them ("No note named
+    'ligne'", "No notes match 'again'")."""
     failed = {
         part.tool_call_id
         for message in messages
         if isinstance(message, ModelRequest)
         for part in message.parts
         if (isinstance(part, RetryPromptPart) and part.tool_name)
-        or (isinstance(part, ToolReturnPart) and getattr(part, "outcome", "success") != "success")
+        or (
+            isinstance(part, ToolReturnPart)
+            and (
+                getattr(part, "outcome", "success") != "success"
+                or getattr(part.content, "found_nothing", False) is True
+            )
+        )
     }
     for message in reversed(messages):
         if not isinstance(message, ModelResponse):

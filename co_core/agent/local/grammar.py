@@ -396,6 +396,15 @@ class _Rules:
         return self.add(name, f'"{{" ws {first[0]} ws "}}"')
 
 
+def runs_left(words: str, name: str, description: str, schema: Any, avoid: Sequence[str]) -> bool:
+    """Do ``words`` still give the tool's names a run to copy besides the ``avoid``-ed
+    values (a search that found nothing is made again only with other words)?"""
+    rules = _Rules((schema or {}).get("$defs", {}) if isinstance(schema, Mapping) else {})
+    rules.words, rules.avoid = words, tuple(avoid)
+    rules.for_tool(name, description, schema)
+    return bool(copy_spans(rules.source.text, masked=rules.masked()))
+
+
 def _rule_name(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]+", "-", text).strip("-").lower() or "x"
 

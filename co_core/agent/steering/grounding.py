@@ -11,6 +11,7 @@ the question (co_core.agent.steering.view), which is what a user would have look
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from co_core.agent.steering.view import budgeted, line_scores
 
@@ -26,29 +27,46 @@ def telling(token: str) -> bool:
     return any(c.isdigit() for c in token) or len(token) >= 5
 
 
-def best_line(result: str, question: str, about: str | None = None) -> str:
-    """The result's line that matches ``about`` best (what the question asks of the
-    result), or the whole question when ``about`` matches no line; the first line on a
-    tie."""
+def best_line(
+    result: str, question: str, about: Sequence[str] = (), carried: Sequence[str] = ()
+) -> str:
+    """The result's line that matches best the first of ``about`` that matches any (what
+    the question asks of the result, most narrowly first), else the question; the first
+    line on a tie. A line is scored without the values the call ``carried``: "Notes
+    matching 'wifi password'" repeats the search, it does not answer it."""
     lines = [line for line in result.splitlines() if line.strip()]
     if not lines:
         return ""
-    scores = line_scores(lines, about) if about else []
-    if not any(scores):
-        scores = line_scores(lines, question)
+    plain = [_without(line, carried) for line in lines]
+    scores: list[float] = []
+    for look in [*about, question]:
+        scores = line_scores(plain, look)
+        if any(scores):
+            break
     best = max(range(len(lines)), key=lambda i: (scores[i], -i))
     return lines[best]
 
 
-def grounded(answer: str, results: list[str], question: str, about: str | None = None) -> bool:
+def _without(line: str, values: Sequence[str]) -> str:
+    for value in values:
+        line = re.sub(re.escape(value), " ", line, flags=re.IGNORECASE)
+    return line
+
+
+def grounded(
+    answer: str,
+    results: list[str],
+    question: str,
+    about: Sequence[str] = (),
+    carried: Sequence[str] = (),
+) -> bool:
     """Does ``answer`` repeat something telling, that the question did not say, of the
-    results' lines that best match ``about`` (what the question asks of them: by
-    default, the question)?"""
+    results' lines that best answer the question (see :func:`best_line`)?"""
     asked = _tokens(question)
     said = _tokens(answer)
     wanted: set[str] = set()
     for result in results:
-        line = best_line(result, question, about)
+        line = best_line(result, question, about, carried)
         wanted |= {t for t in _tokens(line) if telling(t) and t not in asked}
     return not wanted or bool(wanted & said)
 

@@ -39,6 +39,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from co_core.agent.calls.pipeline import CallPipeline
 from co_core.agent.calls.record import ToolCallRecord
+from co_core.agent.local.grammar import runs_left
 from co_core.agent.steering.grounding import excerpt, grounded
 from co_core.agent.steering.known import narrowed
 from co_core.agent.steering.route import Route, route
@@ -113,6 +114,14 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         params = request_context.model_request_parameters
         follow_up = self._follow_up(ended, read_intent(latest_prompt(ctx.messages)))
         again = self._again(ended)
+        if again and found_nothing(ended[-1]):  # searched again only with other words
+            prompt, avoid = latest_prompt(ctx.messages), carried_values(ended[-1:])
+            again = {
+                t.name
+                for t in params.function_tools
+                if t.name in again
+                and runs_left(prompt, t.name, t.description or "", t.parameters_json_schema, avoid)
+            }
         tools = [t for t in params.function_tools if t.name in (again or follow_up)]
         if again:
             tools = self._named(tools, ctx, latest_prompt(ctx.messages))
@@ -126,19 +135,21 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return response
         results = [shown(r) for r in ended if r.status == "ok"]
         question = latest_prompt(ctx.messages)
-        about = self._about(question, [r for r in ended if r.status == "ok"])
-        if not _text(response) or not grounded(_text(response), results, question, about):
+        done = [r for r in ended if r.status == "ok"]
+        about, carried = self._about(question, done), carried_values(done)
+        if not _text(response) or not grounded(_text(response), results, question, about, carried):
             # said nothing, or not what the result says: Co shows the lines that answer
-            return _said(excerpt(results, about) or "\n\n".join(shown(r) for r in ended))
+            return _said(excerpt(results, question) or "\n\n".join(shown(r) for r in ended))
         return response
 
     def _again(self, ended: list[ToolCallRecord]) -> set[str]:
-        """When a call Co made the model make failed: it calls once more, one of the other
-        tools it chose from if there were several (that one had its chance), its values
-        again copied from the words (the constrained call leaves out the ones
-        that just failed: co_core.agent.local.constrained)."""
+        """When a call Co made the model make failed, or searched for words that found
+        nothing ("again" of "What's the wifi password again?"): it calls once more, one of
+        the other tools it chose from if there were several (that one had its chance), its
+        values again copied from the words (the constrained call leaves out the ones that
+        just failed or found nothing: co_core.agent.local.constrained)."""
         last, chosen = ended[-1], self.last_route
-        if len(ended) >= MAX_CALLS or last.status != "retry":  # only the model's mistakes
+        if len(ended) >= MAX_CALLS or not (last.status == "retry" or found_nothing(last)):
             return set()
         if chosen is None or chosen.kind not in ("call", "among") or last.tool not in chosen.tools:
             return set()
@@ -173,13 +184,16 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             if words(name)[:1] == ["read"] and self.toolbox.plugin(name) == plugin
         }
 
-    def _about(self, question: str, records: list[ToolCallRecord]) -> str:
-        """What the question asks of the results: without what the calls carried (the
-        note read, the words searched: every line about it repeats them) and without the
-        words that named the tools ("in my notes")."""
-        rest = unsaid(question, records)
+    def _about(self, question: str, records: list[ToolCallRecord]) -> list[str]:
+        """What the question asks of the results, most narrowly first: without what the
+        calls carried (the note read, the words searched: every line about it repeats
+        them) and the words that named the tools ("in my notes"); without the latter."""
         said = {w for r in records for w in self.toolbox.doc_words(r.tool)}
-        return " ".join(w for w in rest.split() if not set(words(w)) & said)
+
+        def untold(text: str) -> str:
+            return " ".join(w for w in text.split() if not set(words(w)) & said)
+
+        return [untold(unsaid(question, records)), untold(question)]
 
     def _settled(self, ended: list[ToolCallRecord]) -> str | None:
         """Co's own answer when the calls leave nothing for the model to read."""
@@ -218,12 +232,30 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         return None
 
 
+def found_nothing(record: ToolCallRecord) -> bool:
+    """A search or a lookup that ran and found nothing (its result's count is 0)."""
+    kind = words(record.tool)[:1]
+    return (
+        record.status == "ok"
+        and kind in (["search"], ["find"])
+        and getattr(record.result, "found_nothing", False) is True
+    )
+
+
+def carried_values(records: list[ToolCallRecord]) -> list[str]:
+    """The text values the calls carried (a note's name, the words searched)."""
+    return [
+        value
+        for record in records
+        for value in record.asked.values()
+        if isinstance(value, str) and value.strip()
+    ]
+
+
 def unsaid(question: str, records: list[ToolCallRecord]) -> str:
     """The question without the values the calls carried."""
-    for record in records:
-        for value in record.asked.values():
-            if isinstance(value, str) and value.strip():
-                question = question.replace(value, " ")
+    for value in carried_values(records):
+        question = question.replace(value, " ")
     return question
 
 
