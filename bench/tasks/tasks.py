@@ -381,7 +381,7 @@ TASKS: list[Task] = [
         "files",
         "Which file in this folder mentions an unpaid invoice, and what is the invoice number?",
         says("report", "invoice"),
-        oracle={"calls": [("list_files", {"path": "."}), ("read_file", {"path": "{report}"})]},
+        oracle={"calls": [("search_files", {"query": "unpaid invoice"})]},
     ),
     # search the vault and quote the right note
     Task(
@@ -483,7 +483,7 @@ TASKS: list[Task] = [
         ),
         approve=FILES_WRITE,
         oracle={
-            "calls": [("edit_file", {"path": "config.ini", "search": "{port}", "replace": "8088"})]
+            "calls": [("set_file_value", {"path": "config.ini", "key": "port", "value": "8088"})]
         },
     ),
     # run a command and report its output
