@@ -88,7 +88,7 @@ def _text(root: Path, path: Path) -> str | None:
 
 
 def search_files(ctx: ToolContext, query: str, path: str = ".", page: int = 1) -> ToolResult:
-    """Search the workspace's files for words (in a folder: path)."""
+    """Search the text of the workspace's files for words: which file mentions what."""
     wanted = terms(query)
     if not wanted:
         raise ModelRetry('query is empty: give words to search for, e.g. "invoice unpaid"')

@@ -113,7 +113,7 @@ def _entries(root: Path, folder: Path, recursive: bool) -> list[str]:
 def list_files(
     ctx: ToolContext, path: str = ".", recursive: bool = False, page: int = 1
 ) -> ToolResult:
-    """List the files and folders in a workspace folder ('.' is the top; 200 a page)."""
+    """List the files and folders in the workspace (path: a folder, '.' the top)."""
     folder = _resolve(ctx, path)
     shown = _shown(ctx, folder)
     if page < 1:
