@@ -677,15 +677,33 @@ def test_a_listing_that_was_all_the_words_asked_for_is_answered_without_another_
     assert "sales.csv" in turn.output
 
 
-def test_after_a_search_that_found_nothing_a_steered_model_answers_in_words(
+def test_after_a_search_that_found_nothing_and_no_other_words_co_says_so(
     bundled: App, replies: tuple[Server, list[dict[str, Any]]]
 ) -> None:
+    """Nothing found, nothing close, and the words give nothing else to search for: Co
+    answers with what the search said, without asking the model to retell it."""
     server, queue = replies
-    queue += [call("search_notes", query="dentiste"), {"text": "No note mentions it."}]
+    queue += [call("search_notes", query="dentiste"), {"text": "Your dentist is Dr. Who."}]
     turn = run_turn(bundled, "Cherche le dentiste dans mes notes.", steered(server))
     assert [c["tool"] for c in turn.calls] == ["search_notes"]
-    assert server.requests[1]["grammar"] == WORDS_ONLY  # nothing found: nothing to read
-    assert "No note" in turn.output
+    assert len(server.requests) == 1
+    assert turn.output == "No notes match 'dentiste'."
+
+
+def test_a_failed_call_with_no_other_words_to_try_is_said_as_it_failed(
+    bundled: App, replies: tuple[Server, list[dict[str, Any]]]
+) -> None:
+    """config.ini sets no timeout: the only key the words give failed, so Co says why
+    instead of making the model repeat the call."""
+    server, queue = replies
+    (bundled.cwd / "config.ini").write_text("[server]\nport = 41234\n")
+    queue += [call("set_file_value", path="config.ini", key="timeout", value="30")] * 2
+    words = "Set the timeout in config.ini to 30"
+    turn = run_turn(bundled, words, steered(server), approvals=True)
+    assert [(c["tool"], c["status"]) for c in turn.calls] == [("set_file_value", "retry")]
+    assert len(server.requests) == 1
+    assert "no line sets 'timeout'" in turn.output
+    assert (bundled.cwd / "config.ini").read_text() == "[server]\nport = 41234\n"
 
 
 def test_a_search_that_found_nothing_is_made_once_more_with_other_words(

@@ -114,7 +114,7 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         params = request_context.model_request_parameters
         follow_up = self._follow_up(ended, read_intent(latest_prompt(ctx.messages)))
         again = self._again(ended)
-        if again and found_nothing(ended[-1]):  # searched again only with other words
+        if again:  # made again only with other words than the ones that failed
             prompt, avoid = latest_prompt(ctx.messages), carried_values(ended[-1:])
             again = {
                 t.name
@@ -122,6 +122,8 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
                 if t.name in again
                 and runs_left(prompt, t.name, t.description or "", t.parameters_json_schema, avoid)
             }
+            if not again:  # the words give nothing else to try: Co says what happened
+                return _said(shown(ended[-1]))
         tools = [t for t in params.function_tools if t.name in (again or follow_up)]
         if again:
             tools = self._named(tools, ctx, latest_prompt(ctx.messages))
@@ -147,7 +149,8 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         nothing ("again" of "What's the wifi password again?"): it calls once more, one of
         the other tools it chose from if there were several (that one had its chance), its
         values again copied from the words (the constrained call leaves out the ones that
-        just failed or found nothing: co_core.agent.local.constrained)."""
+        just failed or found nothing: co_core.agent.local.constrained); when the words
+        give no others, Co says what the call came to."""
         last, chosen = ended[-1], self.last_route
         if len(ended) >= MAX_CALLS or not (last.status == "retry" or found_nothing(last)):
             return set()
