@@ -175,6 +175,8 @@ def test_no_write_send_or_exec_tool_is_chosen_unless_asked(bundled: App, text: s
         ("Ändere in config.ini den Port auf 8088.", "set_file_value"),
         ("Remplace le port dans config.ini par 8088.", "set_file_value"),
         ("Cambia el puerto en config.ini a 8088.", "set_file_value"),
+        ("Mets le port de config.ini à 8088.", "set_file_value"),  # never write_file
+        ("Put 'hello' in hello.txt", "write_file"),  # the new content, quoted
         # quoted texts to search for and to put in its place: edit_file
         ("Replace 'teh' with 'the' in README.md.", "edit_file"),
         ("Change 'Hello' to 'Hi' in greeting.txt", "edit_file"),
@@ -191,6 +193,21 @@ def test_an_asked_action_routes_to_its_tool_in_any_language(
     bundled: App, text: str, tool: str
 ) -> None:
     assert routed(bundled, text) == Route("call", (tool,), why=routed(bundled, text).why)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write hello world into hello.txt",
+        "Mets le port de config.ini à 8088 dans le fichier",
+        "Schreib in sales.csv die Summe",
+    ],
+)
+def test_a_files_new_content_is_never_a_run_of_the_words(bundled: App, text: str) -> None:
+    """A run of the words would replace the whole file ("config.ini" written into
+    config.ini): write_file is called only with content given whole."""
+    chosen = routed(bundled, text)
+    assert "write_file" not in chosen.tools, chosen
 
 
 def test_a_tool_that_is_not_set_up_is_answered_for_only_when_asked(bundled: App) -> None:

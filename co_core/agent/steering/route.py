@@ -10,10 +10,10 @@ names) against the user's words (co_core.agent.tools.intent). Then, in this orde
   ask for something ("Busy day ahead, hope you're well" asks nothing of ``free_busy``)
   and no tool that works matches nearly as well (``SETUP_MARGIN``);
 - the best tool needs more whole texts than the words give (``edit_file`` needs a text
-  to search for and one to put in its place, quoted or after a colon; "change the port
-  in config.ini to 8088" gives none): the best tool of the same effect that fits takes
-  its place (``set_file_value``) if it matches a quarter as well (``FIT_MARGIN``), else
-  the model answers freely;
+  to search for and one to put in its place, ``write_file`` a file's new content, each
+  quoted or after a colon; "change the port in config.ini to 8088" gives none): the
+  best tool of the same effect that fits takes its place (``set_file_value``) if it
+  matches a quarter as well (``FIT_MARGIN``), else the model answers freely;
 - the best tools score about the same (within ``CLOSE``): when exactly one of them
   has the effect the words ask for by a verb ("Use `wc -l`" asks to run), the model
   must call that one; else Co does not pick: the model calls one of those it may use;
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from co_core.agent.local.copying import Source, payloads
+from co_core.agent.local.grammar import PATH_KEYS
 from co_core.agent.tools.bm25 import words
 from co_core.agent.tools.intent import VERB_OF, Intent
 from co_core.agent.tools.lexicon import EFFECT_VERBS
@@ -135,12 +136,20 @@ def route(intent: Intent, tools: Tools) -> Route:
         else:
             effect = tools.effect(best)
             return Route("ask", (best,), ask_first(best, effect), f"{effect} not asked for")
-    given = max(len(Source.of(intent.text).parts), 1)  # one text may be a run of the words
+    given = len(Source.of(intent.text).parts)  # the texts the words give whole
 
     def fits(name: str) -> bool:
-        """Can the words give the tool the whole texts it needs? ``edit_file`` needs one to
-        search for and one to put in its place (quoted, or after a colon)."""
-        return payloads(tools.parameters(name)) <= given
+        """Can the words give the tool the whole texts it needs (quoted, or after a
+        colon)? ``edit_file`` needs one to search for and one to put in its place. One
+        text may also be a run of the words ("Run sha256sum on blob.txt", "a note
+        Groceries with milk and eggs"), but not a file's new content: "Mets le port de
+        config.ini à 8088" gives none for ``write_file``, and a run of it would replace
+        the whole file."""
+        schema = tools.parameters(name)
+        into_file = tools.effect(name) == "write" and bool(
+            PATH_KEYS & set(schema.get("properties") or ())
+        )
+        return payloads(schema) <= max(given, 0 if into_file else 1)
 
     if not fits(best):  # "change the port to 8088" is no edit of a text: a tool that fits
         effect = tools.effect(best)
