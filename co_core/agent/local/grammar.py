@@ -125,13 +125,11 @@ class _Rules:
         self.payload = isinstance(props, Mapping) and any(
             k in PAYLOAD_KEYS and self._is_string(v) for k, v in props.items()
         )
-        self.taken = tuple(
-            str(target["enum"][0])
-            for v in (props.values() if isinstance(props, Mapping) else ())
-            if self.listed(v)
-            and len((target := _plain(self._target(_plain(v))))["enum"]) == 1
-            and isinstance(target["enum"][0], str)
-        )
+        self.taken = ()
+        for prop in props.values() if isinstance(props, Mapping) else ():
+            values = self.listed(prop) and _plain(self._target(_plain(prop)))["enum"]
+            if values and len(values) == 1 and isinstance(values[0], str):
+                self.taken += (values[0],)
 
     def _is_string(self, schema: Any) -> bool:
         target = _plain(self._target(_plain(schema)))
@@ -311,21 +309,20 @@ class _Rules:
         return whole, [h for h in heads if h not in whole]
 
     def _unquoted_commands(self) -> list[str]:
-        masked, found = self.masked(), []
-        tokens = [(m.group(0), m.start()) for m in re.finditer(r"\S+", masked)]
-        for i, (token, _at) in enumerate(tokens):
-            program = token.rstrip(TRAILING)
+        """Each word that may be a program (not masked, not a small word, not a file),
+        alone and with each run of flags after it."""
+        tokens = [t.rstrip(TRAILING) for t in self.masked().split()]
+        found: list[str] = []
+        for i, program in enumerate(tokens):
             if not _PROGRAM.fullmatch(program) or program.lower() in SMALL:
                 continue
             if FILE_NAME.fullmatch(program) and not program.endswith((".sh", ".py")):
                 continue  # a file, not a program
-            head = program
-            found.append(head)
-            for flag, _ in tokens[i + 1 :]:
-                if not _FLAG.fullmatch(flag.rstrip(TRAILING)):
+            found.append(program)
+            for flag in tokens[i + 1 :]:
+                if not _FLAG.fullmatch(flag):
                     break
-                head = f"{head} {flag.rstrip(TRAILING)}"
-                found.append(head)
+                found.append(f"{found[-1]} {flag}")
         return list(dict.fromkeys(found))
 
     def command_spans(self) -> list[str] | None:
