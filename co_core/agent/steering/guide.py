@@ -236,7 +236,8 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
 
 
 def found_nothing(record: ToolCallRecord) -> bool:
-    """A search or a lookup that ran and found nothing (its result's count is 0)."""
+    """A search or a lookup that ran and found nothing, nor offered anything close
+    (``ToolResult.found_nothing``)."""
     kind = words(record.tool)[:1]
     return (
         record.status == "ok"
