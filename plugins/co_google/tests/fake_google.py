@@ -16,7 +16,9 @@ terminal:
 - ``fields`` is checked against the response schema (400 ``Invalid field selection``) and
   applied, so a field Co forgets to ask for is missing;
 - ``orderBy=startTime`` needs ``singleEvents=true``; a draft's ``raw`` must be base64url;
-  a reply draft only joins its thread when the Subject matches (Gmail's threading rule);
+  a reply draft only joins its thread when the Subject matches and In-Reply-To or
+  References name one of its messages as RFC 5322 msg-ids (Gmail's threading rule; an
+  encoded word there is no msg-id);
 - Gmail attachment ids differ on every fetch; a batch holds at most 100 calls;
 - Drive's ``files.list`` searches the ``user`` corpus unless ``corpora`` says otherwise:
   a file in a shared drive (``"drive": "Sales"``) that the user never opened and that was
@@ -274,6 +276,7 @@ def gmail_message(
     cc: str | None = None,
     reply_to: str | None = None,
     references: str | None = None,
+    message_id: str | None = None,
 ) -> dict:
     """A Gmail ``users.messages`` resource in ``format=full``.
 
@@ -285,7 +288,7 @@ def gmail_message(
         {"name": "To", "value": to},
         {"name": "Subject", "value": subject},
         {"name": "Date", "value": date},
-        {"name": "Message-ID", "value": f"<{msg_id}@mail.example.com>"},
+        {"name": "Message-ID", "value": message_id or f"<{msg_id}@mail.example.com>"},
     ]
     if cc:
         headers.append({"name": "Cc", "value": cc})
@@ -438,6 +441,24 @@ def _public(value: Any) -> Any:
 
 def _headers_of(message: dict) -> dict[str, str]:
     return {h["name"].lower(): h["value"] for h in message["payload"].get("headers", [])}
+
+
+MSG_ID = re.compile(r"<[!-=?-~]+@[!-=?-~]+>")  # RFC 5322 3.6.4, no comments or folding inside
+
+
+def msg_ids(mime: bytes) -> set[str]:
+    """The msg-ids of In-Reply-To and References as a mail server reads the bytes: the
+    field bodies unfolded, each a list of ``<left@right>`` separated by white space.
+    Anything else (an RFC 2047 encoded word, which RFC 5322 forbids there) makes the field
+    unreadable, as Exchange drops it."""
+    raw = email.message_from_bytes(mime, policy=email.policy.compat32)
+    found: set[str] = set()
+    for name in ("In-Reply-To", "References"):
+        for value in raw.get_all(name, []):
+            tokens = re.sub(r"\r?\n[ \t]", " ", str(value)).split()
+            if all(MSG_ID.fullmatch(token) for token in tokens):
+                found.update(tokens)
+    return found
 
 
 def _bare_subject(subject: str) -> str:
@@ -947,12 +968,12 @@ class FakeGoogle:
                 return Reply(404, NOT_FOUND)
             # Gmail's rule: a draft joins the thread only when it refers to a message of it
             # and its Subject matches.
-            refs = str(parsed.get("References", "")) + " " + str(parsed.get("In-Reply-To", ""))
+            refs = msg_ids(mime)
             ids = {_headers_of(m).get("message-id", "") for m in thread}
             subject_ok = _bare_subject(str(parsed.get("Subject", ""))) == _bare_subject(
                 _headers_of(thread[0]).get("subject", "")
             )
-            if subject_ok and any(i and i in refs for i in ids):
+            if subject_ok and refs & ids:
                 thread_id = wanted
         stored = {
             "id": f"r-{number}",
