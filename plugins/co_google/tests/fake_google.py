@@ -25,6 +25,8 @@ terminal:
   not shared with them directly (``"touched": False``) is found with ``corpora=allDrives``
   only, which in turn needs ``includeItemsFromAllDrives=true``; ``incomplete_drives``
   makes an ``allDrives`` search report ``incompleteSearch: true``;
+- a ranged download (``Range: bytes=0-…``) of a 0-byte file, or from past the end, is 416
+  ``requestedRangeNotSatisfiable`` (google-api-python-client#638);
 - ``files.export`` refuses content over 10 MB (403 ``exportSizeLimitExceeded``), and a
   Sheet exports only its first tab as CSV or TSV (``spreadsheet()`` builds the exports of
   a Sheet with several tabs, as Google documents them).
@@ -768,6 +770,10 @@ class FakeGoogle:
         wanted = re.fullmatch(r"bytes=(\d+)-(\d+)", self._local.headers.get("range") or "")
         if wanted:
             start, end = int(wanted.group(1)), int(wanted.group(2))
+            if start >= len(data):  # RFC 9110 15.5.17, and Drive's answer for a 0-byte file
+                message = "Request range not satisfiable"
+                body = error_body(416, message, "requestedRangeNotSatisfiable", "OUT_OF_RANGE")
+                return Reply(416, body, headers={"Content-Range": f"bytes */{len(data)}"})
             part = data[start : end + 1]
             return Reply(
                 206,
