@@ -499,6 +499,8 @@ class FakeGoogle:
     events: list[dict[str, Any]] = field(default_factory=list)  # the primary calendar's
     calendars: list[dict[str, Any]] = field(default_factory=list)  # other calendarList entries
     calendar_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    calendar_groups: dict[str, list[str]] = field(default_factory=dict)  # group -> members
+    failing_calendars: set[str] = field(default_factory=set)  # free/busy: internalError
     drafts: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     http_requests: int = 0
@@ -999,19 +1001,29 @@ class FakeGoogle:
             return self.events
         return self.calendar_events.get(calendar)
 
+    def _calendar_list(self) -> list[dict[str, Any]]:
+        primary = {
+            "kind": "calendar#calendarListEntry",
+            "id": ME,
+            "summary": ME,
+            "timeZone": "Europe/Paris",
+            "accessRole": "owner",
+            "primary": True,
+            "selected": True,
+        }
+        return [primary, *self.calendars]
+
+    def calendar_calendarList_get(  # noqa: N802
+        self, params: dict, multi: dict, raw: bytes, calendar: str
+    ) -> Reply:
+        wanted = ME if calendar == "primary" else calendar
+        for entry in self._calendar_list():
+            if entry["id"] == wanted:
+                return Reply(200, entry)
+        return Reply(404, error_body(404, "Not Found", "notFound", "NOT_FOUND"))
+
     def calendar_calendarList_list(self, params: dict, multi: dict, raw: bytes) -> Reply:  # noqa: N802
-        entries = [
-            {
-                "kind": "calendar#calendarListEntry",
-                "id": ME,
-                "summary": ME,
-                "timeZone": "Europe/Paris",
-                "accessRole": "owner",
-                "primary": True,
-                "selected": True,
-            },
-            *self.calendars,
-        ]
+        entries = self._calendar_list()
         chunk, token = _page(entries, params, int(params.get("maxResults", 100)))
         body: dict[str, Any] = {"kind": "calendar#calendarList", "items": chunk}
         if token:
@@ -1071,22 +1083,46 @@ class FakeGoogle:
         return Reply(404, error_body(404, "Not Found", "notFound", "NOT_FOUND"))
 
     def calendar_freebusy_query(self, params: dict, multi: dict, raw: bytes) -> Reply:
+        """FreeBusyRequest/FreeBusyResponse: at most 50 calendars answered
+        (``calendarExpansionMax``, "Maximum value is 50"), a group expanded into its
+        members' calendars unless it has more than ``groupExpansionMax`` (at most 100),
+        per-calendar ``errors`` with the documented reasons."""
         body = json.loads(raw or b"{}")
         if "timeMin" not in body or "timeMax" not in body:
             return Reply(*bad_request("Missing time range."))
         lo, hi = datetime.fromisoformat(body["timeMin"]), datetime.fromisoformat(body["timeMax"])
         zone = ZoneInfo(body.get("timeZone", "UTC"))
+        calendar_max = min(int(body.get("calendarExpansionMax", 50)), 50)
+        group_max = min(int(body.get("groupExpansionMax", 100)), 100)
         calendars: dict[str, Any] = {}
+        groups: dict[str, Any] = {}
+        wanted: list[str] = []
         for item in body.get("items", []):
-            events = self._calendar(item["id"])
-            if events is None:
-                calendars[item["id"]] = {
-                    "errors": [{"domain": "global", "reason": "notFound"}],
-                    "busy": [],
-                }
+            members = self.calendar_groups.get(item["id"])
+            if members is None:
+                wanted.append(item["id"])
+            elif len(members) > group_max:
+                groups[item["id"]] = {"errors": [_fb_error("groupTooBig")], "calendars": []}
+            else:
+                groups[item["id"]] = {"calendars": list(members)}
+                wanted += members
+
+        for number, calendar in enumerate(dict.fromkeys(wanted)):
+            events = self._calendar(calendar)
+            reason = (
+                "tooManyCalendarsRequested"
+                if number >= calendar_max
+                else "internalError"
+                if calendar in self.failing_calendars
+                else "notFound"
+                if events is None
+                else ""
+            )
+            if reason:
+                calendars[calendar] = {"errors": [_fb_error(reason)], "busy": []}
                 continue
             busy = []
-            for e in sorted(events, key=lambda e: _instant(e["start"], zone)):
+            for e in sorted(events or [], key=lambda e: _instant(e["start"], zone)):
                 if e.get("status") == "cancelled" or e.get("transparency") == "transparent":
                     continue
                 start, end = _instant(e["start"], zone), _instant(e["end"], zone)
@@ -1100,16 +1136,20 @@ class FakeGoogle:
                             "end": min(end, hi).astimezone(UTC).isoformat().replace("+00:00", "Z"),
                         }
                     )
-            calendars[item["id"]] = {"busy": busy}
-        return Reply(
-            200,
-            {
-                "kind": "calendar#freeBusy",
-                "timeMin": body["timeMin"],
-                "timeMax": body["timeMax"],
-                "calendars": calendars,
-            },
-        )
+            calendars[calendar] = {"busy": busy}
+        answer = {
+            "kind": "calendar#freeBusy",
+            "timeMin": body["timeMin"],
+            "timeMax": body["timeMax"],
+            "calendars": calendars,
+        }
+        if groups:
+            answer["groups"] = groups
+        return Reply(200, answer)
+
+
+def _fb_error(reason: str) -> dict[str, str]:
+    return {"domain": "global" if reason == "notFound" else "calendar", "reason": reason}
 
 
 def _walk(part: dict) -> list[dict]:
