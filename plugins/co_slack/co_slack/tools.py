@@ -1,7 +1,9 @@
 """Co's Slack tools. Imported only when the agent is built (it imports pydantic-ai).
 
 Failures a model can act on come back as ``ModelRetry`` with the fix in the message;
-an empty channel or page is a normal result with ``count=0``.
+those only the user can fix (a revoked token, a missing scope: ``errors.is_fatal``) end
+the call as they are, one line for the user; an empty channel or page is a normal result
+with ``count=0``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from co_core import ModelRetry, ToolContext, ToolResult
 from co_slack import format as fmt
 from co_slack.connection import SlackConnection
-from co_slack.errors import SlackProblem, problem
+from co_slack.errors import SlackProblem, is_fatal, problem
 from co_slack.identity import USER_ID, resolve
 from co_slack.keys import SLACK
 
@@ -31,9 +33,13 @@ def _slack(ctx: ToolContext) -> SlackConnection:
 
 @contextmanager
 def _retry_on_problem() -> Iterator[None]:
+    """A Slack failure as a retry the model can act on, or, when only the user can fix
+    it, as it is: the call ends with Slack's reason and what to do, in one line."""
     try:
         yield
     except SlackProblem as exc:
+        if is_fatal(exc.code):
+            raise
         raise ModelRetry(str(exc)) from None
 
 

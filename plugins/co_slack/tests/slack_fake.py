@@ -135,6 +135,8 @@ class FakeSlack:
     scopes: set[str] = field(default_factory=lambda: set(ALL_SCOPES))
     user_scopes: set[str] = field(default_factory=lambda: set(USER_SCOPES))
     revoked: bool = False
+    revoked_user: bool = False  # the user token alone is revoked
+    errors: dict[str, str] = field(default_factory=dict)  # method -> error code to answer
     channels: list[dict[str, Any]] = field(default_factory=list)
     history: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # newest first
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # replies
@@ -246,8 +248,10 @@ class FakeSlack:
             scopes, kind = self.user_scopes, "user"
         else:
             return 200, {}, {"ok": False, "error": "invalid_auth"}
-        if self.revoked:
+        if self.revoked or (self.revoked_user and kind == "user"):
             return 200, {}, {"ok": False, "error": "token_revoked"}
+        if method in self.errors:
+            return 200, {}, {"ok": False, "error": self.errors[method]}
         if method == "search.messages" and kind != "user":
             return 200, {}, {"ok": False, "error": "not_allowed_token_type"}
         needed = NEEDS.get(method)
