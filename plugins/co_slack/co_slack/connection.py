@@ -177,6 +177,9 @@ class SlackConnection:
         self.channel_ids: dict[str, str] = {}  # name -> id
         self.channel_names: dict[str, str] = {}  # id -> "#name" or "@handle"
         self.cursors: dict[int, str] = {1: ""}  # page -> cursor that fetches it
+        # read_slack_channel's next pages: (channel, thread, oldest, page) -> where it goes on
+        self.reads: dict[tuple[str, str, str, int], Any] = {}
+        self.page_caps: dict[str, int] = {}  # method -> the most messages Slack gives a page
         self.types = ALL_TYPES
 
     def __repr__(self) -> str:
