@@ -12,6 +12,10 @@ tokens, each with ``meta`` saying what it holds:
 - ``obsidian_comment``: ``%%…%%``, hidden; a comment left open runs on into the next
   blocks until a ``%%`` closes it.
 
+Obsidian reads ``[[…]]`` before the code spans around it: a backtick inside a wikilink
+neither opens nor closes a code span (``[[Functions#hasTag|`hasTag`]]`` and
+``[[#`move`|move]]`` are links), while a wikilink inside a real code span is code.
+
 A blockquote opening with ``[!type]`` is a callout: its ``blockquote_open`` token gets
 ``meta["callout"]``. Markdown links and images keep the text they were written as in
 ``meta["raw"]``. Inline parsing is skipped for text that holds none of ``#``, ``[``,
@@ -27,6 +31,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.backticks import backtick
 from markdown_it.rules_inline.image import image
 from markdown_it.rules_inline.link import link
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -44,6 +49,8 @@ _WANTS_INLINE = re.compile(r"[#\[^%]")
 _COMMENT_OPEN = "obsidian_comment_open"
 _TAG_END = "obsidian_tag_end"
 _UNDERSCORE = ord("_")
+_WIKILINK_SPAN = re.compile(r"!?\[\[[^\[\]\n]+?\]\]")
+_HIDDEN_TICK = "\x00"  # a backtick inside a wikilink, as the code span rule sees it
 
 
 def is_tag(body: str) -> bool:
@@ -86,6 +93,29 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
         token.meta = {"inner": inner, "embed": embed}
     state.pos = end + 2
     return True
+
+
+def _code_span(state: StateInline, silent: bool) -> bool:
+    """CommonMark's code span, with every wikilink's backticks hidden from it: Obsidian
+    reads ``[[…]]`` first, so ``[[A|`b`]]`` is a link and `` `x [[A]] y` `` is code."""
+    src = state.src
+    if src[state.pos] != "`" or "[[" not in src:
+        return backtick(state, silent)
+    masked = state.env.get(_HIDDEN_TICK)
+    if masked is None or masked[0] is not src:
+        hidden = _WIKILINK_SPAN.sub(lambda m: m.group().replace("`", _HIDDEN_TICK), src)
+        masked = state.env[_HIDDEN_TICK] = (src, hidden)
+    if masked[1] == src:
+        return backtick(state, silent)
+    count = len(state.tokens)
+    state.src = masked[1]
+    try:
+        found = backtick(state, silent)
+    finally:
+        state.src = src
+    for token in state.tokens[count:]:
+        token.content = token.content.replace(_HIDDEN_TICK, "`")
+    return found
 
 
 def _tag(state: StateInline, silent: bool) -> bool:
@@ -193,6 +223,7 @@ def obsidian_plugin(md: MarkdownIt) -> None:
     """Obsidian's extensions (see the module docstring)."""
     inline = md.inline.ruler
     inline.before("text", "obsidian_comment", _comment)
+    inline.at("backticks", _code_span)
     inline.before("link", "wikilink", _wikilink)
     inline.before("link", "obsidian_tag", _tag)
     inline.before("link", "block_id", _block_id)
