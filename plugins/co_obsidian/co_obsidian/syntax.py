@@ -25,6 +25,7 @@ A blockquote opening with ``[!type]`` is a callout: its ``blockquote_open`` toke
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -38,10 +39,37 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+
+def _cjk_punctuation() -> str:
+    """The CJK punctuation a tag ends at, as Obsidian ends ``#tag。`` at ``。``: every
+    punctuation mark of the CJK symbol, katakana, vertical, compatibility, small and
+    fullwidth/halfwidth form blocks, and the fullwidth forms of the ASCII symbols a tag
+    ends at (``＄`` ``＋`` ``＜`` ``＝`` ``＞`` ``＾`` ``｀`` ``｜`` ``～``). Letters there
+    (``々`` ``ー`` ``〇``, fullwidth ``Ａ``, halfwidth ``ｶ``) stay tag characters."""
+    blocks = [(0x3000, 0x303F), (0x30A0, 0x30FF), (0xFE10, 0xFE1F), (0xFE30, 0xFE6F)]
+    blocks.append((0xFF00, 0xFFEF))
+    found = []
+    for first, last in blocks:
+        for point in range(first, last + 1):
+            char = chr(point)
+            category = unicodedata.category(char)
+            ascii_form = unicodedata.normalize("NFKC", char)
+            symbol = category.startswith("S") and ascii_form in "$+<=>^`|~"
+            if category.startswith("P") or symbol:
+                found.append(char)
+    return "".join(found)
+
+
 # A tag's characters: anything but whitespace, ASCII punctuation other than - _ /, and
 # the general-punctuation blocks U+2000-206F and U+2E00-2E7F (Obsidian's own pattern,
-# as Dataview and other readers of Obsidian's syntax copy it); not digits alone.
-TAG_BODY = re.compile(r"[^\u2000-\u206F\u2E00-\u2E7F'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+")
+# as Dataview and other readers of Obsidian's syntax copy it), nor CJK punctuation
+# (``#タグ。`` is ``タグ``); not digits alone.
+CJK_PUNCTUATION = _cjk_punctuation()
+TAG_BODY = re.compile(
+    r"[^\u2000-\u206F\u2E00-\u2E7F'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s"
+    + re.escape(CJK_PUNCTUATION)
+    + "]+"
+)
 _NOT_DIGIT = re.compile(r"[^0-9]")
 _BLOCK_ID = re.compile(r"\^([A-Za-z0-9-]+)[ \t]*")
 _CALLOUT = re.compile(r"\[!([^\]\n]+)\]([+-]?)")
@@ -49,6 +77,7 @@ _WANTS_INLINE = re.compile(r"[#\[^%]")
 _COMMENT_OPEN = "obsidian_comment_open"
 _TAG_END = "obsidian_tag_end"
 _UNDERSCORE = ord("_")
+_BEFORE_TAG = "_*(\uff08"  # emphasis marks, and ( and its fullwidth form
 _WIKILINK_SPAN = re.compile(r"!?\[\[[^\[\]\n]+?\]\]")
 _HIDDEN_TICK = "\x00"  # a backtick inside a wikilink, as the code span rule sees it
 
@@ -119,16 +148,17 @@ def _code_span(state: StateInline, silent: bool) -> bool:
 
 
 def _tag(state: StateInline, silent: bool) -> bool:
-    """``#tag`` at a line's start, after whitespace, an emphasis marker (``_#x_``,
-    ``snake_#x``, ``*#x*``) or right after another tag (``#a#b``); not after other
-    punctuation (``(#x``, ``[#x``, ``"#x``) nor inside a word (``a#x``)."""
+    """``#tag`` at a line's start, after whitespace, an opening parenthesis (``(#x)``,
+    ``（#x）``), an emphasis marker (``_#x_``, ``snake_#x``, ``*#x*``) or right after
+    another tag (``#a#b``); not after other punctuation (``[#x``, ``"#x``, ``.#x``) nor
+    inside a word (``a#x``)."""
     src, pos = state.src, state.pos
     if src[pos] != "#":
         return False
     if pos > 0:
         before = src[pos - 1]
         after_tag = state.env.get(_TAG_END) == (id(src), pos)
-        if not (before.isspace() or before in "_*" or after_tag):
+        if not (before.isspace() or before in _BEFORE_TAG or after_tag):
             return False
     m = TAG_BODY.match(src, pos + 1, state.posMax)
     if m is None:
