@@ -155,9 +155,8 @@ def _gather(
         if more and 0 < len(pending) < asked:  # what this workspace lets one page hold
             slack.page_caps[method] = min(slack.page_caps.get(method, PAGE), len(pending))
     rest = Place(cursor, pending, more, shown)
-    has_more = any(not past(m) and str(m.get("ts")) not in shown for m in pending) or (
-        more and not pending
-    )
+    following = next((m for m in pending if str(m.get("ts")) not in shown), None)
+    has_more = more if following is None else not past(following)
     return Read(found, rest, has_more)
 
 
