@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shlex
 import sys
 import threading
 from pathlib import Path
@@ -173,10 +172,12 @@ async def _ask(conversation: Conversation, prompt: str, as_json: bool) -> int:
 
 def denied_line(denied: list[ToolCallRecord]) -> str:
     """``denied: write_file (fs:write:a.txt): rerun with --approve 'fs:write:a.txt' …``"""
+    from co_core.policy.engine import approve_flag
+
     first = denied[0]
     decision = first.decision
     keys = (decision.pending or (decision.key,)) if decision is not None else ()
-    how = " ".join(f"--approve {shlex.quote(k)}" for k in keys if k)
+    how = " ".join(approve_flag(k) for k in keys if k)
     calls = f"{len(denied)} tool calls were denied" if len(denied) > 1 else "a tool call was denied"
     text = f"{calls}: {first.tool} ({first.call.permission_key})"
     if first.answer is None and how:
