@@ -431,8 +431,9 @@ class PolicyEngine:
         flags = " ".join(approve_flag(k) for k in decision.pending)
         message = (
             f"{decision.tool} was not run: {decision.key} needs approval ({decision.reason}) "
-            f"and there is no terminal to ask. To allow it, rerun with {flags}, add a rule "
-            f'{{"match": ..., "effect": "allow"}} to policy.rules in settings.json, or use --yolo.'
+            "and there is no terminal to ask. To allow it, add a rule "
+            '{"match": ..., "effect": "allow"} to policy.rules in settings.json, use --yolo, '
+            f"or rerun with: {flags}"  # last, so nothing sticks to the flags when copied
         )
         return Decision(
             "deny",
