@@ -270,7 +270,9 @@ class PolicyEngine:
 
     def allows(self, key: str, risk: Risk = "read") -> bool:
         """Would a call with this key be allowed without asking? (A search leaves out what
-        the user's rules keep from being read.)"""
+        the user's rules keep from being read.) ``key`` holds its value as it is, a file
+        name with a newline included: it is written out as every key is."""
+        key = key_text(key)
         call = ToolCall("?", "?", {}, key, risk)
         extra = {"default": [self._risk_default(call)]}
         return self.decide_key(key, extra).effect == "allow"
