@@ -87,7 +87,8 @@ class CallPipeline:
         record = self.records.get(call_id)
         if record is not None:
             return record
-        record = ToolCallRecord(call_id, self.engine.make_call(tool, args), dict(args))
+        call = self.engine.make_call(tool, args)
+        record = ToolCallRecord(call_id, call, dict(args), written=tuple(args))
         self.records[call_id] = record
         self._emit("seen", record)
         if tool not in self.engine.specs:
@@ -234,5 +235,8 @@ class CallPipeline:
             listener(event, record)
 
     def _show(self, event: Event, record: ToolCallRecord) -> None:
-        if event == "seen" or event == "ended":
+        """The frontend draws a call once it is resolved, so its line shows the arguments the
+        approval shows and the tool runs with (a model may write ``&#39;`` or ``./x``), and
+        again when it ends; a call that ends before it resolves is drawn as written then."""
+        if event == "resolved" or event == "ended":
             self.frontend.show(record)
