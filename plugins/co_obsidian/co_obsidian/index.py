@@ -282,6 +282,12 @@ class VaultIndex:
         self._ready = self._prepared = True
         return work(conn, *args)
 
+    def _index_changed(self) -> None:
+        """Pages and listings worked out before are stale now. Under the lock: the builder
+        counts too, and an update lost between threads would bring a stale listing back."""
+        with self._lock:
+            self._generation += 1
+
     def building(self) -> bool:
         """True while the background thread builds the index."""
         return self._builder is not None and self._builder.is_alive()
@@ -499,7 +505,7 @@ class VaultIndex:
                     attachments = None
             if not (removed or changed or attachments is not None or wipe):
                 return
-            self._generation += 1
+            self._index_changed()
             with _transaction(conn):
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '0')")
                 if wipe:
@@ -519,7 +525,7 @@ class VaultIndex:
                 self._index_files(conn, changed)
         with self._writing(conn):
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
-            self._generation += 1
+            self._index_changed()
             self._checkpoint(conn)
 
     @staticmethod
@@ -556,7 +562,7 @@ class VaultIndex:
                     ]
                     self._delete(conn, again)
                     store.insert(conn, parsed)
-                    self._generation += 1
+                    self._index_changed()
                 progress.advance(len(batch))
         finally:
             progress.close()
@@ -884,7 +890,7 @@ class VaultIndex:
             if removed:
                 with _transaction(conn):
                     self._delete(conn, removed)
-                self._generation += 1
+                self._index_changed()
             if changed:
                 self._verdicts.forget(f.rel for f in changed)
                 self._index_files(conn, changed)
