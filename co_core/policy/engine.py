@@ -360,8 +360,8 @@ class PolicyEngine:
                 why = f"< {part.text} is a network connection, not a file"
             elif part.kind == "exec" and part.words:
                 found = preset.cover(part.words, part.patterns)
-                if not isinstance(found, str) and part.findings:
-                    found = f"{part.words[0]}: {part.findings[0].why}"
+                if not isinstance(found, str) and part.findings and found.program == "cd":
+                    found = f"cd: {part.findings[0].why}"  # cd sub && git status: git -C sub
                 if not isinstance(found, str):
                     return KeyDecision(key, "allow", "default", self.preset_rule(preset, found))
                 why = found

@@ -39,6 +39,7 @@ from co_core.agent.calls.record import (
     ToolCallRecord,
 )
 from co_core.agent.frontend import NO_TERMINAL, Answer
+from co_core.kernel.permits import Permit, running_with
 from co_core.kernel.tools import CallRefused
 
 if TYPE_CHECKING:
@@ -195,7 +196,8 @@ class CallPipeline:
         self._move(record, "running")
         record.run_at = time.perf_counter()
         try:
-            result = await run(dict(record.call.args))
+            with running_with(_permit(record)):  # the tool sees what let it run
+                result = await run(dict(record.call.args))
         except BaseException as error:
             ended = outcome(error)
             if ended is not None:
@@ -236,3 +238,14 @@ class CallPipeline:
     def _show(self, event: Event, record: ToolCallRecord) -> None:
         if event == "seen" or event == "ended":
             self.frontend.show(record)
+
+
+def _permit(record: ToolCallRecord) -> Permit:
+    """What let the call run: the user's answer, or the policy's decision (read-only only
+    when the policy allowed it because a read-only preset's table lists it)."""
+    if record.answer is not None and record.answer.approved:
+        return Permit("answer" if record.answer.by == "user" else record.answer.by)
+    decision = record.decision
+    if decision is None:
+        return Permit("none")
+    return Permit(decision.source, decision.rule, decision.read_only)

@@ -215,7 +215,10 @@ PROGRAMS: dict[str, Program] = {
     ),
     "date": Program(
         _same("changes the clock", "-s", "--set"),
-        Syntax(values="dfrsDI", long_values=frozenset({"--date", "--reference", "--set"})),
+        Syntax(
+            values="dfrsD",
+            long_values=frozenset({"--date", "--reference", "--set", "--rfc-3339", "--file"}),
+        ),
         prefixes=True,
         operands=_date_operands,
     ),
