@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from shell_testlib import chown_tree, make_workspace, sandbox_settings
 
+from co_core import ToolContext, current_permit, hookimpl
 from co_core.policy import presets
 from co_core.policy.shell.forms import form
-from co_core.testing import make_app, run_turn, script_calls
+from co_core.testing import make_app, run_turn, script_calls, use_plugin
 
 # A table wrong on purpose: it lists commands that write.
 WRONG = (
@@ -70,7 +71,7 @@ def test_the_preset_runs_its_commands_read_only_and_the_users_rules_as_before(
     assert "ro" in listings[0]  # cat, allowed by the preset's row: read-only
     assert "rw" in listings[1]  # grep, allowed by your own rule: the workspace as before
     decision = next(e for e in turn.audit("decision") if "cat" in str(e["permission"]))
-    assert decision["rule"] == "preset read-only: cat"
+    assert (decision["rule"], decision["read_only"]) == ("preset read-only: cat", True)
 
 
 def test_a_command_the_table_lists_wrongly_fails_instead_of_writing(
@@ -97,3 +98,40 @@ def test_a_command_the_table_lists_wrongly_fails_instead_of_writing(
         line = f"allowed as read-only by the preset; it tried to write {path}"
         assert line in said, said  # the user is told, in one line
         assert line in turn.output  # and so is the model
+
+
+class Brewery:
+    """A third-party plugin unlike co-shell: its tool's key carries a shell command, and it
+    reads how the call was let run from co_core's public API alone."""
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(brew, risk="exec", permission="shell:exec:{recipe}", name="brew")
+
+
+def brew(ctx: ToolContext, recipe: str, vessel: str = "kettle") -> str:
+    """Brew by a recipe (a shell command) in a vessel."""
+    permit = current_permit()
+    assert permit is not None
+    return f"{recipe}: source={permit.source} rule={permit.rule} read_only={permit.read_only}"
+
+
+def test_a_plugin_learns_how_its_call_was_let_run(tmp_path: Path) -> None:
+    rules = [{"match": "shell:exec:make *", "effect": "allow"}]
+    settings = {"policy": {"presets": ["read-only"], "rules": rules}}
+    with use_plugin(Brewery(), name="brewery", settings=settings, cwd=tmp_path) as app:
+        turn = run_turn(
+            app,
+            "brew",
+            script_calls(
+                ("brew", {"recipe": "ls -la"}),  # the preset's row
+                ("brew", {"recipe": "make beer"}),  # the user's rule
+                ("brew", {"recipe": "rm -rf hops"}),  # asked: the user says yes
+            ),
+            approvals=True,
+        )
+    lines = turn.output.splitlines()
+    assert "ls -la: source=default rule=preset read-only: ls read_only=True" in lines
+    assert "make beer: source=user rule=shell:exec:make * read_only=False" in lines
+    assert "rm -rf hops: source=answer rule=None read_only=False" in lines
+    assert current_permit() is None  # only while a call runs
