@@ -189,7 +189,7 @@ def register(app: typer.Typer) -> None:
         active = list(section.presets) if section is not None else []
         if name is None:
             _print_table(
-                ["preset", "state", "forms", "what it allows"],
+                ["preset", "state", "rows", "what it allows"],
                 [
                     [p.name, "on" if p.name in active else "off", len(p.rows), p.help]
                     for p in PRESETS.values()
