@@ -43,17 +43,15 @@ FAMILIES: dict[str, list[str]] = {
     # after --, the program reads operands; an option there is a file name
     "after --": [
         "sed -n 'w PWNED' x -- --sandbox",
-        "sed -n 1p -- -i x",
         "sed -- -n 'w PWNED' x",
         "sed -n -- 'w PWNED' x",
-        "sort -- -o PWNED",
-        "sort x -- -oPWNED",
         "uniq -- x PWNED",
         "uniq -- -z PWNED",
         "uniq -c -- -- PWNED",
-        "git log -- --output=PWNED",
-        "git diff -- x --output=PWNED",
-        "rg -- --pre=tools/ls x",
+        "uniq -- -c PWNED",
+        "sed -n -- '1p;w PWNED' x",
+        "git branch -- PWNED",
+        "git tag -- PWNED",
         "find -- . -delete",
         "env -- ls",
         "date -- 010100002020",
@@ -214,4 +212,8 @@ BENIGN = [
     "sha256sum x", "which ls", "type -a ls", "uname -a", "id -u", "file -b x",
     # they look like attacks, but only read: a pattern -e and files; the format "-v"
     "grep -- -e x PWNED -r", "printf -- -v x y", "jq -n input x --rawfile a PWNED",
+    # after --, what looks like an option is a file the program reads, or a path or a
+    # pattern: as each program reads them (the kernel test runs these too)
+    "sed -n 1p -- -i x", "sort -- -o PWNED", "sort x -- -oPWNED", "git log -- --output=PWNED",
+    "git diff -- x --output=PWNED", "rg -- --pre=tools/ls x",
 ]  # fmt: skip

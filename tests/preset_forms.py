@@ -67,10 +67,11 @@ class Generated:
     row: str
     variant: str  # what was generated: "alone", "attached", "prefix", ...
     primary: bool = False  # the option's plain spelling (always run under strace)
+    text: str = ""  # a command written whole (pipes, redirections), instead of argv
 
     @property
     def command(self) -> str:
-        return shlex.join(self.argv)
+        return self.text or shlex.join(self.argv)
 
 
 def value(row: Form, name: str, kind: str) -> str:
