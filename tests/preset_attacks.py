@@ -194,6 +194,22 @@ FAMILIES: dict[str, list[str]] = {
         "test -v 'a[$(touch PWNED)]'",
         "[ -R x ]",
     ],
+    # GNU's older syntaxes, which the program still reads: tail's first word +5f follows
+    # the file (and never ends); sort's +POS keys and uniq's +N beside an output
+    "old syntaxes": [
+        "tail +f x",
+        "tail +1f x",
+        "tail +10f x",
+        "tail +1cf x",
+        "tail +1lf x",
+        "tail -1f x",
+        "tail -fn1 x",
+        "tail -F x",
+        "tail --follow=name x",
+        "sort +0 -o PWNED x",
+        "uniq +1 x PWNED",
+        "uniq -1 x PWNED",
+    ],
 }
 # Forms the preset does run: each as the table lists it (they must keep running unasked,
 # and the kernel must see them write nothing).
@@ -215,5 +231,6 @@ BENIGN = [
     # after --, what looks like an option is a file the program reads, or a path or a
     # pattern: as each program reads them (the kernel test runs these too)
     "sed -n 1p -- -i x", "sort -- -o PWNED", "sort x -- -oPWNED", "git log -- --output=PWNED",
+    "tail +2 x", "tail -- +2f", "diff --unified=1 x y", "git diff -U1",
     "git diff -- x --output=PWNED", "rg -- --pre=tools/ls x",
 ]  # fmt: skip

@@ -12,6 +12,7 @@ Co's matcher: the test compares the two, then runs what the matcher allows under
 from __future__ import annotations
 
 import random
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from co_core.policy.shell.forms import (
     ATTACHED_SHORT,
     CLUSTERS,
     DASHDASH,
+    PERMUTE,
     SEPARATE_LONG,
     Form,
     Option,
@@ -209,7 +211,7 @@ def _edges(row: Form) -> list[Generated]:
     )
     # after --, a word starting with - is an operand: a file it reads, or text
     argv = (*row.command, *sorted(row.needs)[:1], *operands(row), "--", "-z")
-    if rest and row.style not in ("builtin",) and operands(row):
+    if rest and PERMUTE[row.style] and operands(row):  # (past the first operand, -- is one)
         out.append(Generated(argv, bool(takes_dash), row.name, "operand after --"))
     bounded = row.operands and not any(s.repeat for s in row.operands)
     if bounded or not row.operands:
@@ -217,6 +219,10 @@ def _edges(row: Form) -> list[Generated]:
         out.append(Generated(
             (*row.command, *sorted(row.needs)[:1], *extra), False, row.name, "operand too many"
         ))  # fmt: skip
+    if row.plus:  # tail +3: GNU's old count form, only as the first word
+        out.append(Generated((*row.command, "+3", *operands(row)), True, row.name, "+count", True))  # fmt: skip
+        for word in ("+3f", "+f", "+3cf"):
+            out.append(Generated((*row.command, word, *operands(row)), False, row.name, "+count and more"))  # fmt: skip
     if row.numeric:
         out.append(Generated(_with(row, ["-3"], set()), True, row.name, "count", True))
         if row.numeric == "first" and operands(row):
@@ -270,3 +276,69 @@ def sample(generated: list[Generated], budget: int, seed: int = 35) -> list[Gene
     rng = random.Random(seed)
     room = max(0, budget - len(primary))
     return primary + rng.sample(others, min(room, len(others)))
+
+
+# -- how the real program reads each option the table lists --------------------------------
+
+# What each reader says when an option that takes the next word as its value is given none,
+# and when an option that takes no value is given one; each names the option it read, so
+# an abbreviation (a table listing `--comp` that the program reads as `--compile`) shows.
+NEEDS_VALUE = {
+    "getopt": "option '{long}' requires an argument|option requires an argument -- '{letter}'"
+    "|argument '{long} <[^>]*>(\\.\\.\\.)?' requires a value|{long} takes (one|two) parameters?",
+    "git": "option `{bare}' requires a value|switch `{letter}' requires a value",
+    "git+": "option `{bare}' requires a value|switch `{letter}' requires a value",
+    "getopt+": "option '{long}' requires an argument|option requires an argument -- '{letter}'",
+    "jq": "{long} takes (one|two) parameters?",
+}
+NO_VALUE = {
+    "getopt": "option '{long}' doesn't allow an argument",
+    "git": "option `(no-no-)?{bare}' takes no value",  # --renames: --no-renames negated
+    "git+": "option `{bare}' takes no value",
+    "getopt+": "option '{long}' doesn't allow an argument",
+}
+NOT_ABBREVIATING = ("rg", "jq")  # clap and jq read only whole names (and say so otherwise)
+
+
+@dataclass(frozen=True)
+class Probe:
+    command: str
+    expect: str  # a regular expression the program's error output must match
+    what: str  # what the table says
+
+
+def probes(rows: tuple[Form, ...] = ROWS) -> list[Probe]:
+    """For each option the table reads with the next word as its value: the option last,
+    with nothing after it (the program must say it needs a value, and name that option);
+    for each long option that takes no value: ``--name=x`` (the program must refuse the
+    value, naming the option as the table spells it). Rows whose reader is not
+    getopt's, git's or jq's (find, test, bash's builtins, git's revision options) are
+    left to the strace run."""
+    found: list[Probe] = []
+    for row in rows:
+        style = row.style
+        if style not in NEEDS_VALUE:
+            continue
+        head = (*row.command, *sorted(row.needs)[:1])
+        after = tuple(operands(row))  # where options may follow operands, they come first
+        if PERMUTE[style]:
+            head, after = (*head, *after), ()
+        for option in row.options:
+            for name in option.names:
+                long = name if name.startswith("--") else ""
+                fill = {"long": re.escape(long or name), "bare": re.escape(name[2:]),
+                        "letter": re.escape(name[1:])}  # fmt: skip
+                if option.values and not option.optional:
+                    if long and not SEPARATE_LONG[style]:
+                        continue
+                    pattern = NEEDS_VALUE[style]
+                    if not long:  # clap names the long option; jq has no short ones with values
+                        pattern = pattern.replace("{long} <", "--[a-z-]+ <")
+                    found.append(Probe(shlex.join((*head, name)), pattern.format(**fill),
+                                       f"{row.name} {name}: the next word is its value"))  # fmt: skip
+                elif not option.values and long and style in NO_VALUE:
+                    if row.program in NOT_ABBREVIATING:
+                        continue
+                    found.append(Probe(shlex.join((*head, f"{name}=x", *after)), NO_VALUE[style].format(**fill),
+                                       f"{row.name} {name}: takes no value"))  # fmt: skip
+    return found

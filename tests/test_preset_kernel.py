@@ -11,8 +11,11 @@ ripgrep; Docker: the busybox test image) under ``strace -f``. The test fails whe
 opens anything but ``/dev/null`` (or the terminal) for writing, creates, renames, links,
 removes, truncates or changes the mode, owner, times or extended attributes of any file,
 starts a program its decision did not name, or maps code from a file outside the system's
-folders (a shared library from the workspace). On Debian's programs it also fails when one rejects an option the table
-lists (the table would name an option the program does not have).
+folders (a shared library from the workspace). On Debian's programs it also fails when
+one rejects an option the table lists (the table would name an option the program does not
+have). And each program is asked how it reads each option the table lists
+(``preset_forms.probes``): whether it takes the next word as the option's value, or no
+value at all, naming the option as the table spells it.
 """
 
 from __future__ import annotations
@@ -53,7 +56,10 @@ KEEP = rf"execve|O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND|PROT_EXEC|^({CHANGING}
 WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
 DEVICES = {"/dev/null", "/dev/tty"}  # not files: output thrown away, the (absent) terminal
 SYSTEM = ("/usr/", "/lib/", "/lib64/", "/lib32/", "/libx32/", "/etc/ld.so.cache")
-OPTION_ERROR = re.compile(r"unrecognized option|invalid option|unknown option|illegal option")
+OPTION_ERROR = re.compile(
+    r"unrecognized option|invalid option|unknown option|illegal option|unknown switch"
+    r"|unrecognized argument|wasn't expected"  # git's revision options; rg's (clap)
+)
 RUNNER = r"""
 t=/tmp/co-trace; mkdir -p $t
 one() {
@@ -62,7 +68,7 @@ one() {
     </dev/null >/dev/null 2>/tmp/co-err
   echo "@@form $1 exit $?"
   cat $t/s.* 2>/dev/null | grep -E '%(keep)s'
-  grep -iE 'option' /tmp/co-err | head -2 | sed 's/^/@@err /'
+  grep -iE "option|switch|argument|wasn't expected" /tmp/co-err | head -2 | sed 's/^/@@err /'
 }
 """
 
@@ -289,3 +295,47 @@ def test_the_checks_see_each_thing_they_look_for(ran: tuple[str, Any, dict[int, 
         if not any(expected in problem for problem in found):
             missed.append(f"{command!r}: expected {expected!r}, saw {found}")
     assert missed == [], f"{backend}:\n" + "\n".join(missed)
+
+
+# busybox's programs refuse most long options the table lists (GNU's), or print their
+# usage and stop; its realpath reads every word as a path
+REFUSED = r"unrecognized option|invalid option|illegal option|unknown option|^Usage: |No such file"
+
+
+def test_each_program_reads_each_option_as_the_table_says(
+    ran: tuple[str, Any, dict[int, Any]],
+) -> None:
+    """Asked the program itself: each option the table reads with the next word as its
+    value, given none, makes the program say it needs one, and each long option it lists
+    as taking none, given one, makes it refuse it; both times naming the option as the
+    table spells it (so a listed name that the program takes for an abbreviation of a
+    longer one shows). On Debian's programs every probe must agree; busybox's may also
+    refuse an option it does not have."""
+    backend, sandbox, _ = ran
+    probes = preset_forms.probes()
+    here = _programs_in(sandbox, {shlex.split(p.command)[0] for p in probes})
+    probes = [p for p in probes if shlex.split(p.command)[0] in here]
+    said: dict[int, list[str]] = {}
+    for start in range(0, len(probes), CHUNK):
+        script = "\n".join(
+            f"echo '@@probe {i}'; bash -c {shlex.quote(p.command)} </dev/null 2>&1 | head -4"
+            for i, p in list(enumerate(probes))[start : start + CHUNK]
+        )
+        result = sandbox.run([*SHELL, script], 300.0, read_only=True)
+        assert not result.timed_out and not result.cut, result.output[-500:]
+        current: list[str] = []
+        for line in result.output.splitlines():
+            head = re.fullmatch(r"@@probe (\d+)", line)
+            if head:
+                current = said.setdefault(int(head.group(1)), [])
+            else:
+                current.append(line)
+    wrong = []
+    for i, probe in enumerate(probes):
+        text = "\n".join(said.get(i, []))
+        expect = probe.expect if backend == "bubblewrap" else f"{probe.expect}|{REFUSED}"
+        if not re.search(expect, text, re.MULTILINE):
+            wrong.append(f"{probe.command!r} ({probe.what}): {text[:160]!r}")
+    print(f"\n{backend}: {len(probes)} options asked of their programs")
+    assert len(probes) > (400 if backend == "bubblewrap" else 100)
+    assert wrong == [], f"{backend}: {len(wrong)} of {len(probes)}:\n" + "\n".join(wrong[:30])

@@ -34,7 +34,7 @@ _GIT_DIFF = [
     "-p --patch", "-u", "-s --no-patch", "--stat", "--shortstat", "--numstat",
     "--name-only", "--name-status", "--raw", "--summary", "--no-color", "--no-renames",
     "--ignore-all-space", "--ignore-space-change", "--word-diff", "--minimal",
-    "--diff-filter=TYPE", "--unified=N", "-U N", "--abbrev[=N]", "-R",
+    "--diff-filter=TYPE", "--unified[=N]", "-U[N]", "--abbrev[=N]", "-R",
 ]  # fmt: skip
 _GIT_LOG = [
     *_GIT_DIFF, "--oneline", "--graph", "--all", "--decorate[=WORD]", "--no-decorate", "--reverse", "--follow", "--first-parent", "--merges", "--no-merges",
@@ -49,7 +49,7 @@ ROWS: tuple[Form, ...] = (
     # -- files and folders ---------------------------------------------------------------
     form("ls", [
         "-1", "-a --all", "-A --almost-all", "-C", "-x", "-d --directory", "-L --dereference",
-        "-H", "-R --recursive", "-F --classify", "-p", "-l", "-i --inode",
+        "-H", "-R --recursive", "-F", "--classify[=WHEN]", "-p", "-l", "-i --inode",
         "-n --numeric-uid-gid", "-s --size", "-h --human-readable", "-S", "-X", "-v", "-t",
         "-r --reverse", "-c", "-u", "-g", "-o", "-G --no-group", "-k", "-Q --quote-name",
         "-m", "-q", "-b --escape", "-U", "-B --ignore-backups", "--full-time", "--si",
@@ -69,7 +69,8 @@ ROWS: tuple[Form, ...] = (
     form("tail", [
         "-n --lines SIZE", "-c --bytes SIZE", "-q --quiet --silent", "-v --verbose",
         "-z --zero-terminated",
-    ], "[FILE...]", numeric="first", what="prints the last lines (never -f: it would not end)"),
+    ], "[FILE...]", numeric="first", plus=True,
+        what="prints the last lines (never -f, nor +5f: it would not end)"),
     form("wc", [
         "-c --bytes", "-m --chars", "-l --lines", "-w --words", "-L --max-line-length",
     ], "[FILE...]", what="counts lines, words, bytes"),
@@ -126,7 +127,7 @@ ROWS: tuple[Form, ...] = (
         "-q --quiet", "--trim", "-b --byte-offset", "--column", "--stats", "--type-list",
         "-e --regexp PATTERN", "-f --file FILE", "-g --glob GLOB", "--iglob GLOB",
         "-t --type TYPE", "-T --type-not TYPE", "-A --after-context N",
-        "-B --before-context N", "-C --context N", "-m --max-count N", "-d --max-depth N",
+        "-B --before-context N", "-C --context N", "-m --max-count N", "--max-depth N",
         "--max-filesize SIZE", "--color WHEN", "--sort WORD", "--sortr WORD",
         "-M --max-columns N", "-j --threads N", "-r --replace TEXT",
     ], "[PATTERN] [PATH...]", instead="-e --regexp -f --file",
@@ -137,7 +138,7 @@ ROWS: tuple[Form, ...] = (
         "--strip-trailing-cr", "-a --text", "-q --brief", "-s --report-identical-files",
         "-r --recursive", "-N --new-file", "-y --side-by-side", "-t --expand-tabs",
         "-T --initial-tab", "-u", "-c", "-d --minimal", "--suppress-common-lines",
-        "--no-dereference", "--color[=WHEN]", "-U --unified N", "-C --context N",
+        "--no-dereference", "--color[=WHEN]", "-U N", "--unified[=N]", "-C N", "--context[=N]",
         "-W --width N", "-x --exclude GLOB", "-X --exclude-from FILE",
         "-S --starting-file FILE", "-I --ignore-matching-lines PATTERN",
         "-F --show-function-line PATTERN", "-L --label TEXT",
@@ -160,7 +161,7 @@ ROWS: tuple[Form, ...] = (
         "-n --no-newline", "-q --quiet", "-s --silent", "-v --verbose", "-z --zero",
     ], "PATH...", what="prints where links point"),
     form("basename", ["-a --multiple", "-s --suffix TEXT", "-z --zero"], "TEXT [TEXT...]",
-         what="strips folders from names"),
+         style="getopt+", what="strips folders from names"),
     form("dirname", ["-z --zero"], "TEXT...", what="strips the last part of names"),
     form("od", [
         "-A --address-radix RADIX", "-j --skip-bytes SIZE", "-N --read-bytes SIZE",
@@ -184,12 +185,12 @@ ROWS: tuple[Form, ...] = (
     ], "[FILE...]", what="prints parts of lines"),
     form("tr", [
         "-c -C --complement", "-d --delete", "-s --squeeze-repeats", "-t --truncate-set1",
-    ], "TEXT [TEXT]", what="changes characters of its input"),
+    ], "TEXT [TEXT]", style="getopt+", what="changes characters of its input"),
     form("sort", [
         "-b --ignore-leading-blanks", "-d --dictionary-order", "-f --ignore-case",
         "-g --general-numeric-sort", "-i --ignore-nonprinting", "-M --month-sort",
         "-h --human-numeric-sort", "-n --numeric-sort", "-R --random-sort", "-r --reverse",
-        "-V --version-sort", "-c --check", "-C", "-m --merge", "-s --stable", "-u --unique",
+        "-V --version-sort", "-c", "--check[=WORD]", "-C", "-m --merge", "-s --stable", "-u --unique",
         "-z --zero-terminated", "-k --key KEY", "-t --field-separator SEP",
     ], "[FILE...]", what="sorts lines (never -o, -T, --compress-program)"),
     form("uniq", [
@@ -214,7 +215,7 @@ ROWS: tuple[Form, ...] = (
     form("unexpand", ["-a --all", "--first-only", "-t --tabs LIST"], "[FILE...]",
          what="spaces to tabs"),
     form("seq", ["-f --format FORMAT", "-s --separator SEP", "-w --equal-width"],
-         "N [N] [N]", what="prints numbers"),
+         "N [N] [N]", style="getopt+", what="prints numbers"),
     form("numfmt", [
         "--from WORD", "--to WORD", "--from-unit N", "--to-unit N", "--suffix TEXT",
         "--padding N", "--round WORD", "--format FORMAT", "--field LIST",
@@ -314,7 +315,7 @@ ROWS: tuple[Form, ...] = (
         "--symbolic-full-name",
     ], "[REV...]", style="gitrev", what="prints revisions and repository paths"),
     form("git describe", [
-        "--tags", "--all", "--always", "--long", "--abbrev=N", "--exact-match",
+        "--tags", "--all", "--always", "--long", "--abbrev[=N]", "--exact-match",
         "--contains", "--first-parent", "--candidates=N", "--match=GLOB", "--exclude=GLOB",
     ], "[REV...]", style="git", what="names a commit by its nearest tag"),
     form("git shortlog", ["-s --summary", "-n --numbered", "-e --email", "-c --committer"],
@@ -327,7 +328,7 @@ ROWS: tuple[Form, ...] = (
         "--untracked", "--break", "--heading", "-p --show-function", "-W --function-context",
         "--column", "-a --text", "-I", "-e PATTERN", "-f FILE", "-A N", "-B N", "-C N",
         "--after-context=N", "--before-context=N", "--context=N", "--max-depth=N",
-    ], "PATTERN [REV...]", style="git", instead="-e -f",
+    ], "PATTERN [REV...]", style="git+", instead="-e -f",
         what="searches tracked files (never -O: it runs a pager)"),
     form("git remote", ["-v --verbose"], style="git", what="lists remotes"),
     form("git remote get-url", ["--push", "--all"], "NAME", style="git",
@@ -338,12 +339,12 @@ ROWS: tuple[Form, ...] = (
     form("git config", [
         "-l --list", "--local", "--global", "--system", "--show-origin", "--show-scope",
         "--name-only", "-z --null", "--includes",
-    ], style="git", needs="-l --list", name="git config --list",
+    ], style="git+", needs="-l --list", name="git config --list",
         what="prints the configuration"),
     form("git config", [
         "--get", "--get-all", "--get-regexp", "--local", "--global", "--system",
         "--show-origin", "--show-scope", "--name-only", "-z --null", "--includes",
-    ], "NAME", style="git", needs="--get --get-all --get-regexp", name="git config --get",
+    ], "NAME", style="git+", needs="--get --get-all --get-regexp", name="git config --get",
         what="prints one setting (never sets one)"),
 )  # fmt: skip
 """The rows; a program may have several (``git branch`` and ``git branch --list``)."""
@@ -353,8 +354,10 @@ READS_INPUT = True
 
 READERS = {
     "getopt": "getopt: `-la` is `-l -a`; `-n5`, `-n 5`, `--lines=5`, `--lines 5`; `--` ends options",
+    "getopt+": "getopt whose options end at the first operand (its option string starts with `+`): after it, every word is an operand",
     "builtin": "bash's builtin: options only before the first operand; `--` ends them",
     "git": "git's options: `-sb` is `-s -b`; `--format=X` or `--format X`; `--` ends them",
+    "git+": "git's options, ending at the first operand (git grep, git config): after it, every word is an operand",
     "gitrev": "git's revision options: one option per word, `--format=X` only (no `--format X`)",
     "jq": "jq's own: `-rc` is `-r -c`; values as the next words; no `--`",
     "find": "find's expression: folders first, then each word a listed test or operator",
@@ -378,6 +381,8 @@ def markdown(rows: tuple[Form, ...] = ROWS) -> str:
             operands = "any words (text)"
         if row.numeric:
             options += " `-NUM` (a count" + (", first)" if row.numeric == "first" else ")")
+        if row.plus:
+            options += " `+NUM` (a count, first; not `+NUMf`)"
         reader = row.style if row.style != "test" else "test"
         lines.append(f"| `{row.name}` | {options} | {operands} | {reader} | {row.what} |")
         for option in row.options:

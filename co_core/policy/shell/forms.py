@@ -22,18 +22,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-Style = Literal["getopt", "builtin", "git", "gitrev", "jq", "find", "test", "words"]
+Style = Literal[
+    "getopt", "getopt+", "builtin", "git", "git+", "gitrev", "jq", "find", "test", "words"
+]
 # How each style reads options: short options in clusters (-la), a short option's value
 # attached (-n5), a long option's value as the next word (--lines 5), ``--`` ends them,
-# options after the first operand (GNU's permutation). ``git`` is git's parse-options
-# (status, branch, grep, ...); ``gitrev`` its revision options (log, show, diff), which
-# never cluster and take a long option's value only after ``=``. jq 1.6 reads its own
-# options: clusters of flags, values as the next words, no ``--``.
-CLUSTERS = {"getopt": True, "builtin": True, "jq": True, "git": True, "gitrev": False}
-ATTACHED_SHORT = {"getopt": True, "builtin": True, "jq": False, "git": True, "gitrev": True}
-SEPARATE_LONG = {"getopt": True, "builtin": True, "jq": True, "git": True, "gitrev": False}
-DASHDASH = {"getopt": True, "builtin": True, "jq": False, "git": True, "gitrev": True}
-PERMUTE = {"getopt": True, "builtin": False, "jq": True, "git": True, "gitrev": True}
+# options after the first operand (GNU's permutation). ``getopt+`` is getopt whose option
+# string starts with ``+`` (basename, tr, seq): options end at the first operand. ``git``
+# is git's parse-options (status, branch, ...), ``git+`` the same ending at the first
+# operand (grep, config); ``gitrev`` its revision options (log, show, diff), which never
+# cluster and take a long option's value only after ``=``. jq 1.6 reads its own options:
+# clusters of flags, values as the next words, no ``--``.
+_STYLES = ("getopt", "getopt+", "builtin", "jq", "git", "git+", "gitrev")
+CLUSTERS = dict(zip(_STYLES, (True, True, True, True, True, True, False), strict=True))
+ATTACHED_SHORT = dict(zip(_STYLES, (True, True, True, False, True, True, True), strict=True))
+SEPARATE_LONG = dict(zip(_STYLES, (True, True, True, True, True, True, False), strict=True))
+DASHDASH = dict(zip(_STYLES, (True, True, True, False, True, True, True), strict=True))
+PERMUTE = dict(zip(_STYLES, (True, False, False, True, True, False, True), strict=True))
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,9 @@ class Form:
     instead: frozenset[str] = frozenset()  # options giving the first operand (grep -e)
     needs: frozenset[str] = frozenset()  # the row applies only with one of these options
     numeric: Literal["first", "any"] | None = None  # -5 means a count (head -5, git log -5)
+    # a first word starting with + is GNU's old count form (tail +5), whose letters after
+    # the number mean more (tail +5f follows the file and never ends): only +NUM is listed
+    plus: bool = False
     what: str = ""  # what it does, for the docs
     operators: frozenset[str] = frozenset()  # find's primaries that take no value, test's
     spelled_operands: str = ""
@@ -140,6 +148,7 @@ def form(
     instead: str = "",
     needs: str = "",
     numeric: Literal["first", "any"] | None = None,
+    plus: bool = False,
     what: str = "",
     name: str | None = None,
     operators: str = "",
@@ -154,6 +163,7 @@ def form(
         frozenset(instead.split()),
         frozenset(needs.split()),
         numeric,
+        plus,
         what,
         frozenset(operators.split()),
         operands,
@@ -214,7 +224,14 @@ def check(row: Form, words: Sequence[str], patterns: frozenset[int] = frozenset(
     i, done = start, False
     while i < len(words):
         word = words[i]
-        if done or not word.startswith("-") or word == "-":
+        if row.plus and i == start and word.startswith("+"):
+            if not re.fullmatch(r"\+[0-9]+", word):
+                raise Miss(
+                    f"{word}: {row.program} reads a first word starting with + as a count and "
+                    "what follows it (+5f follows the file and never ends); only +NUM is listed"
+                )
+            reading.options.append((i, "+NUM"))
+        elif done or not word.startswith("-") or word == "-":
             reading.operands.append(i)
             done = done or not PERMUTE[row.style]
         elif word == "--" and DASHDASH[row.style]:
