@@ -166,10 +166,50 @@ def test_every_row_is_well_formed() -> None:
     assert READ_ONLY.cover(["ls", "-la"]) == ROWS[0]
 
 
+def _generated_block(docs: str, command: str) -> list[str]:
+    """The lines docs/policy.md holds between ``<!-- generated: COMMAND -->`` and
+    ``<!-- end generated -->``."""
+    start = f"<!-- generated: {command} -->"
+    assert docs.count(start) == 1, start
+    block = docs.split(start, 1)[1].split("<!-- end generated -->", 1)
+    assert len(block) == 2, f"{start} has no end"
+    return block[0].strip("\n").splitlines()
+
+
 def test_the_docs_print_the_table_as_it_is() -> None:
+    """docs/policy.md's table is the table Co decides with, line by line: one line per
+    row, in the table's order, nothing added, nothing left out."""
+    command = "uv run python -m co_core.policy.read_only"
+    printed = _generated_block((ROOT / "docs" / "policy.md").read_text(), command)
+    current = markdown().splitlines()
+    for number, (line, want) in enumerate(zip(printed, current, strict=False), 1):
+        assert line == want, f"docs/policy.md table line {number} is stale; regenerate: {command}"
+    assert len(printed) == len(current), (
+        f"the docs' table has {len(printed)} lines, not {len(current)}"
+    )
+    rows = [line.split(" | ")[0].removeprefix("| `").removesuffix("`") for line in printed[2:]]
+    assert rows[: len(ROWS)] == [row.name for row in ROWS]
+
+
+def test_what_the_docs_say_the_preset_leaves_out_asks(preset_engine: Any) -> None:
+    """Every example of docs/policy.md's 'does not cover' table asks (none is allowed by
+    the preset), and the first one of each line asks for the reason the table quotes."""
     docs = (ROOT / "docs" / "policy.md").read_text()
-    assert markdown() in docs, "regenerate: uv run python -m co_core.policy.read_only"
-    assert "uv run python -m co_core.policy.read_only" in docs
+    section = docs.split("### What the preset does not cover", 1)[1].split("\n\n", 2)[2]
+    lines = [line for line in section.split("\n\n", 1)[0].splitlines()[2:]]
+    assert len(lines) >= 8
+    checked = 0
+    for line in lines:
+        _, examples, reasons = line.strip("|").split(" | ")
+        commands = [c for c in re.findall(r"`([^`]+)`", examples) if "…" not in c]
+        quoted = re.findall(r"`([^`]+)`", reasons)[0].split("…")[-1].strip(" /")
+        for n, command in enumerate(commands):
+            decision = preset_engine.decide(call(preset_engine, "run_shell", cmd=command))
+            assert decision.effect == "ask" and not decision.read_only, command
+            checked += 1
+            if n == 0:
+                assert quoted.rstrip(")") in decision.reason, (command, decision.reason)
+    assert checked >= 30
 
 
 def test_every_command_co_runs_that_codex_asks_about_is_explained_in_the_docs(
