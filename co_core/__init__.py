@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         open_dir_nofollow,
         write_private,
     )
+    from co_core.kernel.permits import Permit, current_permit
     from co_core.kernel.processes import ProcessId
     from co_core.kernel.results import ToolResult
     from co_core.kernel.settings import SectionModel, Settings, setting
@@ -70,6 +71,7 @@ _WHERE = {
         "open_dir_nofollow",
         "write_private",
     ),
+    "co_core.kernel.permits": ("Permit", "current_permit"),
     "co_core.kernel.processes": ("ProcessId",),
     "co_core.kernel.results": ("ToolResult",),
     "co_core.kernel.settings": ("SectionModel", "Settings", "setting"),
@@ -102,6 +104,7 @@ __all__ = [
     "HOOKSPEC_VERSION",
     "MAX_KEPT_BYTES",
     "ModelRetry",
+    "Permit",
     "ProcessId",
     "Resolved",
     "Resolver",
@@ -125,6 +128,7 @@ __all__ = [
     "canonical_shell_command",
     "config_dir",
     "current_app",
+    "current_permit",
     "data_dir",
     "ensure_dir",
     "escaped",

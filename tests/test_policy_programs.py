@@ -14,7 +14,7 @@ from policy_support import call, engine_for
 
 PROGRAMS = ["find", "rg", "git", "sed", "awk", "gawk", "sort", "tar", "xargs", "base64"]
 PROGRAMS += ["uniq", "fd", "less", "curl", "ssh", "tree", "env", "timeout", "bash", "sh"]
-PROGRAMS += ["cd", "pushd"]
+PROGRAMS += ["cd", "pushd", "date", "diff", "file", "printf"]
 RULES = [{"match": f"shell:exec:{p} *", "effect": "allow"} for p in PROGRAMS]
 
 ASKED = {
@@ -105,6 +105,18 @@ ASKED = {
         "sed 's/[/]/x/e' x",
         "sed B* x",
         "sed -e s* x",
+        # issue 35: prefixes, options after --, labels and versions as each sed reads them
+        "sed --expr='1e id' x",
+        "sed --e='w out' x",
+        "sed --expressi='w out' x",
+        "sed --expr 'w out' x",
+        "sed -n 'w out' x -- --sandbox",
+        "sed --sa -e 'w out' x",
+        "sed ':a e id' x",
+        "sed -n 'ba w out' x",
+        "sed 'v 4.2 e id' x",
+        "sed -n 's/[/]/x/;w out' x",
+        "sed -n '/[/]/w out' x",
     ],
     "awk": [
         "awk 'BEGIN{system(\"id\")}'",
@@ -121,6 +133,10 @@ ASKED = {
         "awk B*",
         "awk -e x* y",
         "awk '@load \"x\"; 1' x",
+        # issue 35: a line continuation before / (a division), and inside system
+        "awk 'BEGIN { x = 1 \\\n/ 2; print | \"sh\" }'",
+        "awk 'BEGIN { system\\\n(\"id\") }'",
+        'gawk \'BEGIN { f = "system"; @f("id") }\'',
     ],
     "gawk": ["gawk -o out '1' x", "gawk --profile=out 1 x", "gawk -E prog.awk x"],
     "sort": [
@@ -132,6 +148,9 @@ ASKED = {
         "sort --outp=out x",
         "sort --compress-program=./evil x",
         "sort --compress=./evil x",
+        "sort -T . x",
+        "sort --temporary-directory=. x",
+        "sort -uT. x",
     ],
     "tar": [
         "tar -xf a.tar",
@@ -153,13 +172,28 @@ ASKED = {
         "base64 --output out x",
         "base64 -oout x",
     ],
-    "uniq": ["uniq in out", "uniq -c in out", "uniq src/*.txt"],
+    "uniq": [
+        "uniq in out",
+        "uniq -c in out",
+        "uniq src/*.txt",
+        "uniq -- -z out",
+        "uniq -c -- in out",
+    ],
+    "date": ["date 010100002020", "date -s now", "date --se=now", "date -u 0101", "date -- 0101"],
+    "diff": ["diff -l x y", "diff --pagin x y", "diff -ul x y"],
+    "file": ["file --comp -m x", "file -C -m x", "file -z x", "file -bz x", "file --uncomp x"],
+    "printf": ["printf -v'a[$(id)]' x", "printf -vx y", "printf -v x y"],
     "fd": ["fd -x rm", "fd --exec rm", "fd -X rm", "fd . --exec-batch rm"],
     "less": ["less -o log x", "less --log-file=log x"],
     "curl": ["curl -o out https://x", "curl -sSLo out https://x", "curl --output=out x"],
     "ssh": ["ssh -o ProxyCommand=id host", "ssh -F cfg host"],
     "tree": ["tree -o out"],
     "env": ["env -S 'rm x'", "env --split-string='rm x'", "env -iS'rm x'"],
+    "xargs ": [
+        "xargs --process-slot-var=LD_LIBRARY_PATH ls",
+        "xargs -a /dev/null --process-slot-var=LD_PRELOAD ls",
+        "xargs --process-slot=PATH ls",
+    ],
     "timeout": ["timeout 5 find . -delete"],
     "bash": ["bash -c 'find . -delete'", "bash -lc ls", "bash script.sh", "bash -i -c ls"],
     "sh": ["sh -c 'rg --pre=x y'", "sh script.sh", "sh"],
@@ -168,6 +202,9 @@ ASKED = {
         "pushd sub; git log",
         "env -C sub git status",
         "cd .. && git diff",
+        "env -iC sub git status",
+        "env --ch=sub git status",
+        "env -0C. git status",
     ],
 }
 ALLOWED = {
@@ -207,6 +244,9 @@ ALLOWED = {
         "sed 'y/abc/xyz/' x",
         "sed '$!N;s/\\n/ /' x",
         "sed --sandbox 's/a/b/e' x",
+        "sed 's/[0-9]/x/g' x",
+        "sed -n '/^[a-z]*$/p' x",
+        "sed -e :a -e '$!N;ba' x",
     ],
     "awk": [
         "awk '{print $1}' x",
@@ -223,7 +263,11 @@ ALLOWED = {
     "tar": ["tar -tf a.tar", "tar tvf a.tar", "tar -tzf a.tgz", "tar --list -f a.tar"],
     "xargs": ["find . -name '*.py' | xargs grep -n TODO"],
     "base64": ["base64 x", "base64 -d x", "base64 -w0 x"],
-    "uniq": ["uniq x", "uniq -c x", "uniq -f 1 x"],
+    "uniq": ["uniq x", "uniq -c x", "uniq -f 1 x", "uniq -- x"],
+    "date": ["date", "date +%Y", "date -d yesterday +%F", "date -u -- +%s"],
+    "diff": ["diff -u x y", "diff -U 3 x y", "diff -q x y"],
+    "file": ["file -b x", "file --mime-type x"],
+    "printf": ["printf '%s\\n' x", "printf -- -v"],
     "fd": ["fd -e py", "fd src"],
     "less": ["less x"],
     "curl": ["curl -s https://x", "curl -sSL https://x"],

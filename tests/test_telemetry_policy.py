@@ -52,6 +52,7 @@ def test_decisions_are_attributes_of_the_tool_spans(testplug: Path) -> None:
     assert lookup["co.policy.effect"] == "allow" and lookup["co.policy.source"] == "default"
     assert lookup["co.plugin"] == "testplug" and write["co.policy.effect"] == "ask"
     assert "co.policy.permission" not in write  # it holds the path: content, off by default
+    assert lookup["co.policy.read_only"] is False and "co.policy.row" not in lookup
 
     shown = run_co("traces", "-n", "1", env={"COLUMNS": "160"})
     assert shown.returncode == 0, shown.stderr

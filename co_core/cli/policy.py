@@ -173,10 +173,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List the presets, or turn one on (or --off) in your settings.json.
 
-        `co policy preset read-only` allows shell commands that only read (ls, cat, rg,
-        find, git status, ...) without asking; their arguments that write or run
-        something (find -delete, sed -i, git -c, ...) still ask. Your own rules override
-        a preset. The same as `co config set policy.presets '["read-only"]'`.
+        `co policy preset read-only` runs shell commands that only read (ls, cat, rg,
+        find, git status, ...) without asking, in the exact forms its table lists (each
+        option spelled out; docs/policy.md), and runs them read-only. Anything else asks,
+        saying why. Your own rules override a preset. The same as
+        `co config set policy.presets '["read-only"]'`.
         """
         from co_core.kernel import paths
         from co_core.kernel.settings import set_value
@@ -188,13 +189,14 @@ def register(app: typer.Typer) -> None:
         active = list(section.presets) if section is not None else []
         if name is None:
             _print_table(
-                ["preset", "state", "rules", "what it allows"],
+                ["preset", "state", "rows", "what it allows"],
                 [
-                    [p.name, "on" if p.name in active else "off", len(p.rules), p.help]
+                    [p.name, "on" if p.name in active else "off", len(p.rows), p.help]
                     for p in PRESETS.values()
                 ],
             )
-            print("Turn one on with `co policy preset NAME` (off: --off).")
+            print("Turn one on with `co policy preset NAME` (off: --off); its table of")
+            print("forms is in docs/policy.md (`co policy explain` names the row it used).")
             return
         if name not in PRESETS:
             raise fail(f"no preset named {name!r} (presets: {', '.join(PRESETS)})", 2)
@@ -203,9 +205,11 @@ def register(app: typer.Typer) -> None:
         if off:
             print(f"The {name} preset is off (policy.presets in {paths.settings_file()}).")
             return
-        print(f"The {name} preset is on (policy.presets in {paths.settings_file()}); it allows:")
-        for match, _ in PRESETS[name].rules:
-            print(f"  {match}")
+        print(f"The {name} preset is on (policy.presets in {paths.settings_file()}).")
+        print("It runs these commands without asking, only in the forms its table lists,")
+        print("and runs them read-only (docs/policy.md lists every option):")
+        for row in PRESETS[name].rows:
+            print(f"  {row.name:24} {row.what}")
 
     @policy_app.command("grants")
     def grants(

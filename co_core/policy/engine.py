@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from co_core.kernel.host import PluginHost
     from co_core.kernel.settings import Settings
     from co_core.policy.audit import AuditLog
+    from co_core.policy.presets import Preset
+    from co_core.policy.shell.forms import Form
 
 Scope = Literal["once", "session", "project"]
 DEFAULT_BY_RISK: dict[str | None, Effect] = {
@@ -81,6 +83,9 @@ class Decision:
     parts: tuple[KeyDecision, ...] = ()
     pending: tuple[str, ...] = ()
     asked_by: str | None = None  # headless: the source that wanted to ask
+    # allowed only by a read-only preset's rows (and built-in rules): the tool must run it
+    # so that it cannot write (co-shell: the workspace and every path mounted read-only)
+    read_only: bool = False
 
     @property
     def allowed(self) -> bool:
@@ -100,6 +105,8 @@ class Decision:
         }
         if self.asked_by:
             data["asked_by"] = self.asked_by
+        if self.read_only:
+            data["read_only"] = True
         if len(self.parts) > 1 or (self.parts and self.parts[0].key != self.key):
             data["parts"] = [
                 {"permission": p.key, "effect": p.effect, "source": p.level, "rule": p.rule.match}
@@ -136,7 +143,7 @@ class PolicyEngine:
         self._levels["default"] = [
             Rule(m, e, "default", "built-in", reason=why) for m, e, why in BUILTIN_RULES
         ]
-        self._levels["default"] += self._preset_rules(section)
+        self.presets = self._presets(section)
         from_settings = self._settings_rules()
         self._levels["user"] = [r for r in from_settings if r.level == "user"]
         self._levels["project"] = [r for r in from_settings if r.level == "project"]
@@ -190,17 +197,12 @@ class PolicyEngine:
         return self.settings.sections.get("policy")
 
     @staticmethod
-    def _preset_rules(section: Any) -> list[Rule]:
-        """The rules of the presets turned on (policy.presets): as weak as built-in rules,
-        so any rule of the user's overrides them."""
+    def _presets(section: Any) -> list[Preset]:
+        """The presets turned on (policy.presets): as weak as built-in rules, so any rule
+        of the user's overrides them."""
         from co_core.policy.presets import PRESETS
 
-        names = section.presets if section is not None else []
-        return [
-            Rule(match, effect, "default", f"preset {name}", reason=f"the {name} preset")  # type: ignore[arg-type]
-            for name in names
-            for match, effect in PRESETS[name].rules
-        ]
+        return [PRESETS[name] for name in (section.presets if section is not None else [])]
 
     def _settings_rules(self) -> list[Rule]:
         """``policy.rules`` from each settings file: the user's, and a trusted project's."""
@@ -249,8 +251,20 @@ class PolicyEngine:
                 for risk, e in DEFAULT_BY_RISK.items()
             ),
             *out["default"],
+            *(self.preset_rule(p, row) for p in self.presets for row in p.rows),
         ]
         return out
+
+    @staticmethod
+    def preset_rule(preset: Preset, row: Form) -> Rule:
+        """A preset's row as ``co policy`` lists it and a decision names it."""
+        return Rule(
+            f"preset {preset.name}: {row.name}",
+            "allow",
+            "default",
+            f"preset {preset.name}",
+            reason=f"the {preset.name} preset's row {row.name!r} lists this form; it runs read-only",
+        )
 
     def opinion_plugins(self) -> list[str]:
         if self.host is None:
@@ -315,6 +329,8 @@ class PolicyEngine:
         else:
             key = f"{prefix.split(':', 1)[0]}:{part.kind}:{key_text(part.text)}"
         decided = self.decide_key(key, extra)
+        if self.presets and decided.level == "default" and decided.effect != "allow":
+            return self._by_preset(key, part, decided)
         if decided.effect != "allow" or decided.rule.origin == "--yolo":
             return decided
         for finding in part.findings:
@@ -327,6 +343,33 @@ class PolicyEngine:
                 rule = Rule(decided.rule.match, "ask", decided.level, decided.rule.origin, why)
                 return KeyDecision(key, "ask", decided.level, rule)
         return decided
+
+    def _by_preset(self, key: str, part: Part, decided: KeyDecision) -> KeyDecision:
+        """A part nothing stronger decided: allowed when it is one of a preset's forms (an
+        input redirection reads a file), else asked, saying what the table does not list."""
+        why = "it writes a file"
+        for preset in self.presets:
+            if part.kind == "read":
+                if preset.covers_input(part.text):
+                    rule = Rule(
+                        f"preset {preset.name}: < FILE",
+                        "allow",
+                        "default",
+                        f"preset {preset.name}",
+                        reason=f"the {preset.name} preset: an input redirection reads a file",
+                    )
+                    return KeyDecision(key, "allow", "default", rule)
+                why = f"< {part.text} is a network connection, not a file"
+            elif part.kind == "exec" and part.words:
+                found = preset.cover(part.words, part.patterns)
+                if not isinstance(found, str) and part.findings and found.program == "cd":
+                    found = f"cd: {part.findings[0].why}"  # cd sub && git status: git -C sub
+                if not isinstance(found, str):
+                    return KeyDecision(key, "allow", "default", self.preset_rule(preset, found))
+                why = found
+        reason = f"the {self.presets[-1].name} preset does not cover it: {why}"
+        rule = Rule(decided.rule.match, decided.effect, "default", decided.rule.origin, reason)
+        return KeyDecision(key, decided.effect, decided.level, rule)
 
     @staticmethod
     def _risk_default(call: ToolCall) -> Rule:
@@ -417,6 +460,7 @@ class PolicyEngine:
         reason = rule.reason or f"rule {rule.match!r} from {rule.origin}"
         if len(parts) > 1 and worst.key != call.permission_key:
             reason = f"{worst.key}: {reason}"
+        read_only = worst.effect == "allow" and _read_only(parts)
         return Decision(
             worst.effect,
             worst.level,
@@ -427,6 +471,7 @@ class PolicyEngine:
             call.plugin,
             tuple(parts),
             pending,
+            read_only=read_only,
         )
 
     def _headless(self, decision: Decision) -> Decision:
@@ -537,8 +582,20 @@ class PolicyEngine:
                 for rule in [*self._levels[level], *extra.get(level, [])]
                 if matches(rule.match, part.key, self.prefixes)
             ]
+            if part.rule.origin.startswith("preset ") and part.effect == "allow":
+                matching.append(part.rule)  # the row of the preset's table that allowed it
             rows.append((part.key, matching))
         return decision, rows
+
+
+def _read_only(parts: Sequence[KeyDecision]) -> bool:
+    """Allowed by a read-only preset's rows, and otherwise only by built-in rules (output
+    to /dev/null): nothing the user allowed needs to write."""
+    from co_core.policy.presets import PRESETS
+
+    origins = {p.rule.origin for p in parts}
+    presets = {f"preset {name}" for name in PRESETS}
+    return bool(origins & presets) and origins <= presets | {"built-in"}
 
 
 def _parse_rules(raw: Any, level: Level, origin: str) -> list[Rule]:

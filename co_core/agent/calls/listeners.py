@@ -94,9 +94,12 @@ def trace(event: Event, record: ToolCallRecord) -> None:
         assert decision is not None
         traced = spans.tool_span(record.call_id)  # the call's own span, when it is open
         if traced is not None:
+            row = decision.rule if decision.rule and decision.rule.startswith("preset ") else None
             traced.set(
                 plugin=record.call.plugin,
                 **{"co.policy.effect": decision.effect, "co.policy.source": decision.source},
+                **{"co.policy.read_only": decision.read_only},
+                **({"co.policy.row": row} if row else {}),  # a preset's row: not content
             )
             traced.set_content(**{"co.policy.permission": decision.key})
     elif event == "answered":

@@ -39,6 +39,7 @@ from co_core.agent.calls.record import (
     ToolCallRecord,
 )
 from co_core.agent.frontend import NO_TERMINAL, Answer
+from co_core.kernel.permits import Permit, running_with
 from co_core.kernel.tools import CallRefused
 
 if TYPE_CHECKING:
@@ -196,7 +197,8 @@ class CallPipeline:
         self._move(record, "running")
         record.run_at = time.perf_counter()
         try:
-            result = await run(dict(record.call.args))
+            with running_with(_permit(record)):  # the tool sees what let it run
+                result = await run(dict(record.call.args))
         except BaseException as error:
             ended = outcome(error)
             if ended is not None:
@@ -250,3 +252,14 @@ def _refusal(error: CallRefused | OSError) -> str:
         return str(error)
     what = error.strerror or type(error).__name__
     return f"what this call names changed while Co was resolving it ({what.lower()}); call again"
+
+
+def _permit(record: ToolCallRecord) -> Permit:
+    """What let the call run: the user's answer, or the policy's decision (read-only only
+    when the policy allowed it because a read-only preset's table lists it)."""
+    if record.answer is not None and record.answer.approved:
+        return Permit("answer" if record.answer.by == "user" else record.answer.by)
+    decision = record.decision
+    if decision is None:
+        return Permit("none")
+    return Permit(decision.source, decision.rule, decision.read_only)

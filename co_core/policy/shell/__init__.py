@@ -164,4 +164,4 @@ class _Analysis:
         values = tuple(w.text for w in words)
         globbed = frozenset(i for i, w in enumerate(words) if w.globs)
         found = tuple(findings(values, globbed)) if values else ()
-        return Part("exec", " ".join(shown), values, rendered, prefix, found)
+        return Part("exec", " ".join(shown), values, rendered, prefix, found, globbed)

@@ -40,6 +40,7 @@ class Wrapper:
     shell: str | None = None  # ``watch``: the operands are joined and given to sh -c
     runtime_args: bool = False
     builtins: bool = False
+    variables: frozenset[str] = frozenset()  # options whose value names a variable it sets
 
 
 def _w(
@@ -98,6 +99,7 @@ WRAPPERS: dict[str, Wrapper] = {
         "--null --open-tty --interactive --no-run-if-empty --verbose --exit --show-limits "
         "--replace --eof --max-lines",
         runtime_args=True,
+        variables=frozenset({"--process-slot-var"}),
     ),
     "stdbuf": _w("ioe", "", "--input --output --error"),
     "setsid": _w(flags="cfw", long_flags="--ctty --fork --wait"),
@@ -159,11 +161,13 @@ def inner_commands(words: tuple[str, ...]) -> list[Inner]:
 
 def _wrapped(name: str, words: tuple[str, ...]) -> Inner | None:
     spec = WRAPPERS[name]
-    parsed = parse(words, spec.syntax)
-    for i, option, _ in parsed.options:
+    parsed = parse(words, spec.syntax, known=spec.long_flags)  # --ch=DIR is --chdir=DIR
+    for i, option, value in parsed.options:
         option = _known_option(name, words[i], option, spec)
         if option in spec.refuse:
             raise NotLiteral(spec.refuse[option])
+        if option in spec.variables and value is not None:
+            check_variable(value)  # xargs --process-slot-var=LD_PRELOAD sets it
     operands = parsed.operands[spec.skip :]
     while spec.assignments and operands and "=" in words[operands[0]]:
         check_variable(words[operands[0]].split("=", 1)[0])

@@ -20,31 +20,54 @@ class Syntax:
 
 @dataclass
 class Parsed:
-    """Each option as (word index, name, value or None); the operands' word indices."""
+    """Each option as (word index, name, value or None); the operands' word indices.
+    Long options given by a prefix carry the full name when only one known option starts
+    with it."""
 
     options: list[tuple[int, str, str | None]] = field(default_factory=list)
     operands: list[int] = field(default_factory=list)
+    dashdash: int | None = None  # the ``--`` after which the program reads operands only
+    count: int = 0  # how many words there are
 
-    def names(self) -> set[str]:
-        return {name for _, name, _ in self.options}
+    def names(self, before_dashdash: bool = False) -> set[str]:
+        """Every option's name (only those before ``--``: the ones the program reads)."""
+        end = self.dashdash if before_dashdash and self.dashdash is not None else self.count
+        return {name for i, name, _ in self.options if i < end}
 
     def values_of(self, *names: str) -> list[tuple[int, str]]:
         return [(i, v) for i, n, v in self.options if n in names and v is not None]
 
+    def real_operands(self) -> list[int]:
+        """The operands as the program reads them: everything after ``--`` is one."""
+        if self.dashdash is None:
+            return self.operands
+        before = [i for i in self.operands if i < self.dashdash]
+        return before + list(range(self.dashdash + 1, self.count))
 
-def parse(words: tuple[str, ...], syntax: Syntax, start: int = 1) -> Parsed:
+
+def parse(
+    words: tuple[str, ...], syntax: Syntax, start: int = 1, known: Iterable[str] = ()
+) -> Parsed:
     """Read ``words[start:]``. ``--`` ends the options only for a program that does not
-    permute (a wrapper: what follows is the command); elsewhere it is kept as an option,
-    so that a word after it is still looked at (never less cautious than the program)."""
-    out = Parsed()
+    permute (a wrapper: what follows is the command); elsewhere the words after it are
+    still looked at as options too (never less cautious than the program), and
+    :meth:`Parsed.real_operands` gives them as the program reads them. ``known``: long
+    options a prefix may stand for (GNU getopt takes ``--expr`` for ``--expression``)."""
+    out = Parsed(count=len(words))
+    longs = [*syntax.long_values, *known]
     i = start
     while i < len(words):
         word = words[i]
         if word == "--" and not syntax.permute:
             out.operands += range(i + 1, len(words))
             return out
+        if word == "--" and out.dashdash is None:
+            out.dashdash = i
         if word.startswith("--") and len(word) > 2:
             name, eq, value = word.partition("=")
+            if known:
+                found = set(expand(name, longs))
+                name = found.pop() if len(found) == 1 else name
             if not eq and name in syntax.long_values and i + 1 < len(words):
                 i += 1
                 out.options.append((i - 1, name, words[i]))

@@ -16,7 +16,7 @@ class Part:
     """One thing a command does. For an ``exec`` part of a fixed command, ``words`` are
     the program's arguments as it receives them, ``rendered`` the same as written in
     ``text`` (after ``prefix``, its assignments), ``findings`` the arguments that write
-    or run something."""
+    or run something, ``patterns`` the words that are file patterns (``src/*.py``)."""
 
     kind: Kind
     text: str
@@ -24,6 +24,7 @@ class Part:
     rendered: tuple[str, ...] = ()
     prefix: str = ""
     findings: tuple[Finding, ...] = ()
+    patterns: frozenset[int] = frozenset()  # indices of words that are file patterns
 
     def text_without(self, word: int) -> str:
         """``text`` with one word replaced by a marker no rule's literal text contains:

@@ -35,6 +35,7 @@ class Program:
     prefixes: bool = False  # GNU getopt_long: ``--outp`` is ``--output``
     exact: frozenset[str] = frozenset()  # real options that are prefixes of dangerous ones
     operands: Operands | None = None  # (words, parsed, indices of file patterns)
+    known: frozenset[str] = frozenset()  # other long options a prefix may stand for
 
 
 def _same(why: str, *options: str) -> dict[str, str]:
@@ -47,10 +48,11 @@ Operands = Callable[[tuple[str, ...], Parsed, frozenset[int]], list[Finding]]
 
 def _nth_operand_writes(n: int) -> Operands:
     def check(words: tuple[str, ...], parsed: Parsed, globbed: frozenset[int]) -> list[Finding]:
-        if len(parsed.operands) > n:
-            i = parsed.operands[n]
+        operands = parsed.real_operands()  # uniq -- -z OUT: -z is the input, OUT written
+        if len(operands) > n:
+            i = operands[n]
             return [Finding(i, f"{words[i]} is the file it writes its output to")]
-        patterns = [i for i in parsed.operands if i in globbed]
+        patterns = [i for i in operands if i in globbed]
         if patterns:  # uniq src/*: the second file the pattern finds would be written
             return [Finding(patterns[0], "a file pattern can name the file it writes to")]
         return []
@@ -94,9 +96,18 @@ def _script_findings(
     return found
 
 
+def _date_operands(
+    words: tuple[str, ...], parsed: Parsed, globbed: frozenset[int]
+) -> list[Finding]:
+    """``date MMDDhhmm``: an operand that is not +FORMAT sets the clock."""
+    found = [i for i in parsed.real_operands() if not words[i].startswith("+")]
+    return [Finding(found[0], "sets the clock")] if found else []
+
+
 def _sed_operands(words: tuple[str, ...], parsed: Parsed, globbed: frozenset[int]) -> list[Finding]:
-    if any(n == "--sandbox" for n in parsed.names()):
-        return []  # GNU sed refuses e, w and r in sandbox mode
+    end = parsed.dashdash if parsed.dashdash is not None else len(words)
+    if any(words[i] == "--sandbox" and i < end for i, _, _ in parsed.options):
+        return []  # GNU sed refuses e, w and r in sandbox mode (spelled out, before --)
     sources, files = ("-e", "--expression"), ("-f", "--file")
     return _script_findings(words, parsed, sources, files, sed_risks, globbed)
 
@@ -162,11 +173,24 @@ PROGRAMS: dict[str, Program] = {
         Syntax(values="efl", optional="i", long_values=frozenset({"--expression", "--file"})),
         prefixes=True,
         operands=_sed_operands,
+        known=frozenset({"--sandbox", "--separate", "--silent", "--quiet", "--posix"}),
     ),
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), AWK),
     "sort": Program(
-        {**_same(WRITES, "-o", "--output"), "--compress-program": RUNS},
-        Syntax(values="kostST", long_values=frozenset({"--output", "--compress-program"})),
+        {
+            **_same(WRITES, "-o", "--output"),
+            **_same("writes temporary files in that folder", "-T", "--temporary-directory"),
+            "--compress-program": RUNS,
+        },
+        Syntax(
+            values="kostST",
+            long_values=frozenset({"--output", "--compress-program", "--temporary-directory"}),
+        ),
+        prefixes=True,
+    ),
+    "diff": Program(
+        _same("runs pr on its output", "-l", "--paginate"),
+        Syntax(values="CDFILSUWXx"),
         prefixes=True,
     ),
     "uniq": Program({}, Syntax(values="fsw"), operands=_nth_operand_writes(1)),
@@ -179,8 +203,25 @@ PROGRAMS: dict[str, Program] = {
     "more": Program(_same(WRITES, "-o", "-O", "--log-file", "--LOG-FILE")),
     "man": Program(_same(RUNS, "-P", "--pager", "-H", "--html")),
     "tree": Program(_same(WRITES, "-o"), Syntax(values="LPIHTo")),
-    "file": Program(_same(WRITES, "-C", "--compile"), Syntax(values="emfFP")),
-    "date": Program(_same("changes the clock", "-s", "--set"), Syntax(values="dfrs")),
+    "file": Program(
+        {
+            **_same(WRITES, "-C", "--compile"),
+            **_same("runs decompression programs", "-z", "-Z", "--uncompress"),
+            **_same("changes the access times of what it reads", "-p", "--preserve-date"),
+        },
+        Syntax(values="emfFP"),
+        prefixes=True,
+        known=frozenset({"--uncompress-noreport"}),
+    ),
+    "date": Program(
+        _same("changes the clock", "-s", "--set"),
+        Syntax(
+            values="dfrsD",
+            long_values=frozenset({"--date", "--reference", "--set", "--rfc-3339", "--file"}),
+        ),
+        prefixes=True,
+        operands=_date_operands,
+    ),
     "yq": Program(_same("writes the files it reads", "-i", "--inplace")),
     "time": Program(_same(WRITES, "-o", "--output"), Syntax(values="fo")),
     "strace": Program(_same(WRITES, "-o", "--output"), Syntax(values="abeEIoOpPsSuUX")),
@@ -219,9 +260,10 @@ def findings(words: tuple[str, ...], globbed: frozenset[int] = frozenset()) -> l
     spec = PROGRAMS.get(name)
     if spec is None:
         return []
-    parsed = parse(words, spec.syntax)
-    found = []
     longs = [o for o in spec.danger if o.startswith("--")]
+    known = [*longs, *spec.known, *spec.exact] if spec.prefixes else []
+    parsed = parse(words, spec.syntax, known=known)
+    found = []
     for i, option, _ in parsed.options:
         names = [option]
         if spec.prefixes and option.startswith("--"):
@@ -250,9 +292,10 @@ def folder_findings(parts: list[Any]) -> list[Any]:
         if name in ("cd", "pushd") and len(part.words) > 1:
             found = [Finding(len(part.words) - 1, f"{part.words[-1]}: {why}")]
         elif name == "env" and "git" in map(base, part.words):
-            flags = [i for i, w in enumerate(part.words) if w in ("-C", "--chdir")]
-            flags += [i for i, w in enumerate(part.words) if w.startswith(("--chdir=", "-C"))]
-            found = [Finding(i, f"-C: {why}") for i in sorted(set(flags))[:1]]
+            env = WRAPPERS["env"].syntax  # -iC DIR, --ch=DIR: as env reads its options
+            parsed = parse(part.words, env, known=env.long_values)
+            flags = [i for i, n, _ in parsed.options if n in ("-C", "--chdir")]
+            found = [Finding(i, f"-C: {why}") for i in flags[:1]]
         out.append(replace(part, findings=part.findings + tuple(found)) if found else part)
     return out
 

@@ -20,16 +20,29 @@ class _Unreadable(ValueError):
 
 
 def sed_risks(script: str) -> list[str]:
-    """What ``script`` does besides reading and printing (empty: nothing)."""
-    try:
-        return _Sed(script).run()
-    except (_Unreadable, IndexError):
-        return ["it is a sed script Co cannot read"]
+    """What ``script`` does besides reading and printing (empty: nothing). Read twice,
+    with a bracket expression holding the delimiter (``s/[/]/x/``, as GNU sed and busybox
+    read it) and without (as older seds do): a script is harmless only if both readings
+    say so."""
+    risks: list[str] = []
+    for brackets in (True, False):
+        try:
+            risks += [r for r in _Sed(script, brackets).run() if r not in risks]
+        except (_Unreadable, IndexError):
+            return ["it is a sed script Co cannot read"]
+    return risks
+
+
+# A label (``:a``, ``b a``) as every sed reads it: no blanks in it, and nothing after it
+# but the end of the command (GNU sed ends a label at a blank, older ones at ``;``).
+_LABEL = re.compile(r"[ \t]*[^\s;}]*[ \t]*(?=$|[\n;}])")
+_VERSION = re.compile(r"[ \t]*[0-9.]*[ \t]*(?=$|[\n;}])")
 
 
 class _Sed:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, brackets: bool = True) -> None:
         self.s, self.i = text, 0
+        self.brackets = brackets
         self.risks: list[str] = []
 
     def run(self) -> list[str]:
@@ -71,22 +84,47 @@ class _Sed:
                 self.i += 1
             delimiter = self.s[self.i]
             self.i += 1
-            self._until(delimiter)
+            self._until(delimiter, regex=True)
             while self._peek() in ("I", "M"):
                 self.i += 1
 
-    def _until(self, delimiter: str) -> str:
-        """Skip to the unescaped ``delimiter``; returns what was skipped."""
+    def _until(self, delimiter: str, regex: bool = False) -> str:
+        """Skip to the unescaped ``delimiter`` (in a regular expression, not one inside a
+        bracket expression, when reading with brackets); returns what was skipped."""
         start = self.i
         while True:
             c = self.s[self.i]
-            if c == "\\":
+            if c == "[" and regex and self.brackets:
+                self._bracket()
+            elif c == "\\":
                 self.i += 2
             elif c == delimiter:
                 self.i += 1
                 return self.s[start : self.i - 1]
             elif c == "\n" and delimiter != "\n":
                 raise _Unreadable
+            else:
+                self.i += 1
+
+    def _bracket(self) -> None:
+        """Past ``[...]``: a ``]`` first (after ``^``) is a member, ``[:alpha:]`` a class."""
+        self.i += 1
+        if self._peek() == "^":
+            self.i += 1
+        if self._peek() == "]":
+            self.i += 1
+        while True:
+            c = self.s[self.i]
+            if c == "\n":
+                raise _Unreadable
+            if c == "[" and self.s[self.i + 1 : self.i + 2] in (":", ".", "="):
+                end = self.s.find(self.s[self.i + 1] + "]", self.i + 2)
+                if end < 0:
+                    raise _Unreadable
+                self.i = end + 2
+            elif c == "]":
+                self.i += 1
+                return
             else:
                 self.i += 1
 
@@ -102,9 +140,10 @@ class _Sed:
             return
         if c == "#" or c in "aic":
             self._text_argument(c)
-        elif c in ":btTv":
-            while self._peek() not in ("", "\n", ";", "}"):
-                self.i += 1
+        elif c in ":btT":
+            self._match(_LABEL)
+        elif c == "v":
+            self._match(_VERSION)
         elif c in _SED_NUMBER:
             self._blanks()
             while self._peek().isdigit():
@@ -122,6 +161,12 @@ class _Sed:
         else:
             raise _Unreadable
 
+    def _match(self, pattern: re.Pattern[str]) -> None:
+        found = pattern.match(self.s, self.i)
+        if found is None:
+            raise _Unreadable  # ":a e touch x": seds disagree on where the label ends
+        self.i = found.end()
+
     def _text_argument(self, c: str) -> None:
         """``a``, ``i``, ``c`` text (to the end of the line, ``\\``-continued) or a comment."""
         if c == "#":
@@ -138,7 +183,7 @@ class _Sed:
         if delimiter in "\n\\":
             raise _Unreadable
         self.i += 1
-        self._until(delimiter)
+        self._until(delimiter, regex=c == "s")
         self._until(delimiter)
         if c == "y":
             return
@@ -164,11 +209,12 @@ _AWK_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def awk_risks(program: str) -> list[str]:
     """What an awk program does besides reading and printing (empty: nothing)."""
+    program = program.replace("\\\n", "")  # a line continuation joins the two lines
     risks = []
     if re.search(r"\bsystem\s*\(", program):
         risks.append("it calls system(), which runs a command")
-    if re.search(r"@\s*(load|include)", program):
-        risks.append("it loads other code (@load, @include)")
+    if "@" in program:
+        risks.append("it may load other code or call a function by name (gawk's @)")
     try:
         tokens = _awk_tokens(program)
     except _Unreadable:
@@ -186,7 +232,9 @@ def _awk_tokens(program: str) -> list[str]:
     i, n = 0, len(program)
     while i < n:
         c = program[i]
-        if c in " \t\\" or (c == "\n" and tokens and tokens[-1] == "\n"):
+        if c == "\\":
+            raise _Unreadable  # a backslash outside a string or a regular expression
+        if c in " \t" or (c == "\n" and tokens and tokens[-1] == "\n"):
             i += 1
         elif c == "#":
             end = program.find("\n", i)

@@ -60,7 +60,7 @@ def check_builtin(words: tuple[str, ...]) -> None:
         raise NotLiteral(_BUILTIN_REFUSE[name])
     if name == "set" and not all(_SET_SAFE.fullmatch(w) for w in words[1:]):
         raise NotLiteral("set changes the shell's options or arguments for what follows")
-    if name == "printf" and "-v" in words[1:2]:
+    if name == "printf" and words[1:2] and words[1].startswith("-v"):  # -vNAME too
         raise NotLiteral("printf -v sets a shell variable")
     if name in ("test", "[", "[[") and ({"-v", "-R"} & set(words[1:])):
         raise NotLiteral(f"{name} -v looks a variable up, and its subscript can run commands")

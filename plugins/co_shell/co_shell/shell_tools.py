@@ -3,7 +3,9 @@
 The sandbox raises ``SandboxError`` (framework-agnostic); here it becomes ``ModelRetry``
 with the exit code and the tail of the output, so the model can correct itself. What a
 command changed in the workspace is recorded (snapshot before, compare after) so
-``/undo`` covers it.
+``/undo`` covers it. A command that only a read-only preset allowed (``current_permit()``
+says so) runs read-only: nothing to record, and if it tried to write, the user and the
+model are told in one line.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import os
 import shlex
 from contextlib import nullcontext
 
-from co_core import ModelRetry, ToolContext, span
+from co_core import ModelRetry, ToolContext, current_permit, span
 from co_shell import pathsafe, python_run
 from co_shell.keys import SANDBOX
 from co_shell.sandbox import CommandResult, SandboxError, check
-from co_shell.sandbox.base import SHELL
+from co_shell.sandbox.base import SHELL, tried_to_write
 from co_shell.settings import ShellSettings
 
 TAIL_CHARS = 4000
@@ -33,41 +35,54 @@ def _show(result: CommandResult) -> str:
     return result.output.rstrip() or "(no output)"
 
 
-def run_in_sandbox(ctx: ToolContext, argv: list[str], shown: str | None = None) -> str:
+def run_in_sandbox(
+    ctx: ToolContext, argv: list[str], shown: str | None = None, *, read_only: bool = False
+) -> str:
     """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry.
 
-    ``shown`` is the command as traces name it (default: argv joined)."""
+    ``shown`` is the command as traces name it (default: argv joined). ``read_only``: the
+    sandbox mounts every path read-only for it but ``/tmp``."""
     sandbox = ctx.deps.resource(SANDBOX)
     settings = ctx.deps.section(ShellSettings)
-    sandbox.prepare()  # e.g. a new container's placeholders for .git/.co are not a change
+    # e.g. a new container's placeholders for .git/.co are not a change
+    sandbox.prepare(read_only=read_only)
     backend = getattr(sandbox, "name", type(sandbox).__name__)
     # what the command changes in the workspace is recorded, so /undo covers it
     watching = (
         ctx.deps.changes.watch(ctx.deps.workspace)
-        if settings.track_shell_changes
+        if settings.track_shell_changes and not read_only
         else nullcontext()
     )
     with watching:
         # the command is content: kept in traces only when the user opted in
         with span(
-            "co.sandbox.exec", backend=backend, content={"command": shown or shlex.join(argv)}
+            "co.sandbox.exec",
+            backend=backend,
+            read_only=read_only,
+            content={"command": shown or shlex.join(argv)},
         ) as s:
-            result = sandbox.run(argv, settings.timeout)
+            result = sandbox.run(argv, settings.timeout, read_only=read_only)
             s.set(exit_code=result.exit_code, timed_out=result.timed_out)
             if result.exit_code or result.timed_out:
                 s.error("timed out" if result.timed_out else f"exit code {result.exit_code}")
+    tried = tried_to_write(result.output) if read_only else None
+    note = f"allowed as read-only by the preset; it tried to write {tried}" if tried else ""
+    if note:
+        ctx.deps.warn(note)
     try:
         check(result, settings.timeout)
     except SandboxError as exc:
-        raise ModelRetry(f"{exc}. Output:\n{_tail(exc.output)}") from exc
-    return _show(result)
+        lead = f"{note}. " if note else ""
+        raise ModelRetry(f"{lead}{exc}. Output:\n{_tail(exc.output)}") from exc
+    return f"{note}\n{_show(result)}" if note else _show(result)
 
 
 def run_shell_command(ctx: ToolContext, cmd: str) -> str:
     """Run a bash command in the sandboxed workspace; returns its output."""
     if not cmd.strip():
         raise ModelRetry("cmd is empty; give a shell command such as 'ls -la'")
-    return run_in_sandbox(ctx, [*SHELL, cmd])
+    permit = current_permit()  # allowed only by a read-only preset: it runs read-only
+    return run_in_sandbox(ctx, [*SHELL, cmd], read_only=permit is not None and permit.read_only)
 
 
 def run_python(

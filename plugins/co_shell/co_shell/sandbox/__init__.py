@@ -107,11 +107,13 @@ class SandboxSwitch:
             raise AttributeError(attribute)
         return getattr(self.current(), attribute)
 
-    def prepare(self) -> None:
-        self.current().prepare()
+    def prepare(self, *, read_only: bool = False) -> None:
+        self.current().prepare(read_only=read_only)
 
-    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
-        result: CommandResult = self.current().run(argv, timeout)
+    def run(
+        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+    ) -> CommandResult:
+        result: CommandResult = self.current().run(argv, timeout, read_only=read_only)
         return result
 
     def close(self) -> None:

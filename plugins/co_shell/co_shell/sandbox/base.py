@@ -7,6 +7,7 @@ whether it timed out) and the tool layer turns that into ``ModelRetry``.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -19,6 +20,15 @@ WORKDIR = "/workspace"
 SHELL = ("bash", "-c")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 FALLBACK_UID = 1000  # used when Co itself runs as root: the sandbox never does
+# What a command run read-only gets besides: git then never takes the index's lock to
+# refresh it (``git status`` and ``git diff`` would try to write .git/index.lock, and
+# fail): no optional locks, and diff.autoRefreshIndex off (as `git -c` would set it).
+READING_ENV = {
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "diff.autoRefreshIndex",
+    "GIT_CONFIG_VALUE_0": "false",
+}
 
 
 def minimal_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -91,14 +101,19 @@ class SandboxUnavailable(CoError):
 class Sandbox(Protocol):
     name: str
 
-    def prepare(self) -> None:
-        """Get ready to run (e.g. start the container) before the workspace is snapshotted."""
+    def prepare(self, *, read_only: bool = False) -> None:
+        """Get ready to run (e.g. start the container) before the workspace is snapshotted;
+        ``read_only``: for a command that will run read-only."""
         ...
 
-    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+    def run(
+        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+    ) -> CommandResult:
         """Run ``argv`` in the workspace; returns even on non-zero exit (see ``check``).
 
-        When it returns, every process the command started has ended.
+        When it returns, every process the command started has ended. ``read_only``: the
+        workspace and every other path but ``/tmp`` are read-only for it, and ``/tmp`` is
+        emptied after it (a read-only preset allowed it: it must not be able to write).
         """
         ...
 
@@ -141,3 +156,23 @@ class OutputCap:
         if self.cut:
             return f"{head}\n[... {self.cut} bytes of output cut ...]\n{tail}"
         return head + tail
+
+
+EROFS = "Read-only file system"
+_TRIED = (
+    re.compile(r"'([^'\n]+)': " + EROFS),  # touch: cannot touch 'x': ...
+    re.compile(r"([^\s:'`\"]+)'?: " + EROFS),  # sort: open failed: x: ...
+)
+
+
+def tried_to_write(output: str) -> str | None:
+    """What a command run read-only tried to write, as its error says (None: no such
+    error). The path is given relative to the workspace where it is inside it."""
+    if EROFS not in output:
+        return None
+    for pattern in _TRIED:
+        found = pattern.search(output)
+        if found:
+            path = found.group(1)
+            return path.removeprefix(WORKDIR + "/") if path != WORKDIR else "the workspace"
+    return "a file"

@@ -2,7 +2,9 @@
 
 The system directories are mounted read-only, the workspace read-write at
 ``/workspace`` except what git or Co would run from (every ``.git`` and ``.co``, hooks
-folders, ...: read-only, see ``protect``), a private
+folders, ...: read-only, see ``protect``); a command run read-only (``read_only=True``:
+only a read-only preset allowed it) gets the whole workspace and ``/dev`` read-only, a
+private
 ``/tmp``, no network (unless allowed), no host home directories, a new PID namespace
 in which the command is PID 1 (``--as-pid-1``: when it exits, the kernel ends everything
 else in the sandbox before bwrap returns; on timeout it is killed first, with the same
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from co_shell.sandbox import protect
 from co_shell.sandbox.base import (
+    READING_ENV,
     WORKDIR,
     CommandResult,
     SandboxUnavailable,
@@ -161,19 +164,32 @@ class BubblewrapSandbox:
             )
 
     def argv(
-        self, command: list[str], read_only: tuple[str, ...] = (), info_fd: int | None = None
+        self,
+        command: list[str],
+        read_only: tuple[str, ...] = (),
+        info_fd: int | None = None,
+        *,
+        reading: bool = False,
     ) -> list[str]:
         """The whole bwrap command line; ``read_only`` names workspace entries bound read-only.
 
         ``info_fd``: where bwrap writes the sandbox's first process id (see ``_Stopper``).
+        ``reading``: the workspace too is bound read-only, and ``/dev`` remounted so (its
+        devices, ``/dev/null`` included, still work): ``/tmp`` is the one writable place.
         """
         net = ["--share-net"] if self.settings.network else []
         env: list[str] = []
-        for key, value in minimal_env().items():
+        for key, value in minimal_env(READING_ENV if reading else None).items():
             env += ["--setenv", key, value]
         guarded: list[str] = []
         for name in read_only:
             guarded += ["--ro-bind", str(self.workspace / name), f"{WORKDIR}/{name}"]
+        if reading:
+            workspace = ["--ro-bind", str(self.workspace), WORKDIR]
+            sealed = ["--remount-ro", "/dev"]
+        else:
+            workspace = ["--bind", str(self.workspace), WORKDIR]
+            sealed = []
         info = ["--info-fd", str(info_fd)] if info_fd is not None else []
         return [
             self.exe,
@@ -187,9 +203,10 @@ class BubblewrapSandbox:
             "--proc", "/proc",
             "--dev", "/dev",
             "--tmpfs", "/tmp",
-            "--bind", str(self.workspace), WORKDIR,
+            *workspace,
             *guarded,
             "--remount-ro", "/",
+            *sealed,
             "--chdir", WORKDIR,
             "--hostname", "co-sandbox",
             "--clearenv",
@@ -208,7 +225,9 @@ class BubblewrapSandbox:
                 weakref.finalize(self, self._cgroup.remove)
         return self._cgroup
 
-    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+    def run(
+        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+    ) -> CommandResult:
         timeout = timeout or self.settings.timeout
         s = self.settings
         cgroup = self._group()
@@ -217,11 +236,12 @@ class BubblewrapSandbox:
         # with a cgroup, memory is capped there (OOM kill) instead of by address space
         memory = None if cgroup else parse_size(s.memory)
         with protect.one_at_a_time(self.workspace):
-            held = protect.hold(self.workspace)
+            # read-only: the whole workspace is, so nothing needs holding or refusing
+            held = protect.Held((), ()) if read_only else protect.hold(self.workspace)
             info_read, info_write = os.pipe()
             try:
                 result = run_process(
-                    self.argv(argv, held.names, info_write),
+                    self.argv(argv, held.names, info_write, reading=read_only),
                     env=minimal_env(),
                     cwd=str(self.workspace),
                     timeout=timeout,
@@ -233,11 +253,11 @@ class BubblewrapSandbox:
             finally:
                 os.close(info_read)
                 os.close(info_write)
-                refused = protect.refuse_new(self.workspace, held)  # nothing of it runs now
+                refused = [] if read_only else protect.refuse_new(self.workspace, held)
                 protect.release(self.workspace)
             return with_refusals(result, refused)
 
-    def prepare(self) -> None:
+    def prepare(self, *, read_only: bool = False) -> None:
         """Nothing to start: every command gets its own namespaces."""
 
     def close(self) -> None:

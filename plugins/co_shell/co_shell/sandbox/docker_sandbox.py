@@ -21,6 +21,12 @@ container (their inode numbers cannot be reused meanwhile), compares them before
 command and rebuilds the container when they changed; a container left running by an
 earlier session is reused only after its mount table shows both mounts still in place.
 
+A command that only a read-only preset allowed runs in a second long-lived container of
+the workspace, its *reader*, made on first use: the workspace mounted read-only, no
+``/dev/shm``, ``/dev/mqueue`` read-only, so ``/tmp`` (emptied after every command, as in
+the first) is the one place it can write. The same image, limits, uid and clean-up; a
+command costs the same there, and the first one the reader's start.
+
 ``DOCKER_HOST`` (and the other ``DOCKER_*`` variables) pick the engine, so the sandbox
 can live on another machine; the workspace path must then exist there too.
 """
@@ -38,6 +44,7 @@ from typing import Any
 
 from co_shell.sandbox import protect
 from co_shell.sandbox.base import (
+    READING_ENV,
     SHELL,
     WORKDIR,
     CommandResult,
@@ -101,18 +108,23 @@ def _unescape(field: str) -> str:
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
-def container_name(workspace: Path) -> str:
+def container_name(workspace: Path, reading: bool = False) -> str:
     digest = hashlib.sha256(str(workspace).encode()).hexdigest()[:12]
-    return f"co-sandbox-{digest}"
+    return f"co-sandbox-{digest}" + ("-ro" if reading else "")
 
 
 class DockerSandbox:
     name = "docker"
     workdir = WORKDIR
 
-    def __init__(self, settings: ShellSettings, workspace: Path, client: Any = None) -> None:
+    def __init__(
+        self, settings: ShellSettings, workspace: Path, client: Any = None, *, reading: bool = False
+    ) -> None:
         self.settings = settings
         self.workspace = Path(os.path.realpath(workspace))
+        self.reading = reading  # the reader: the workspace mounted read-only
+        self._reader: DockerSandbox | None = None  # made for the first read-only command
+        self._owns_client = client is None
         self.client = client or connect()
         self.uid, self.gid = sandbox_ids()
         self._container: Any = None
@@ -135,6 +147,7 @@ class DockerSandbox:
             "cpus": s.cpus,
             "pids": s.pids,
             "read_only": [list(entry) for entry in held.identity],
+            **({"reading": True} if self.reading else {}),
         }
 
     def _mounts(self, held: protect.Held) -> list[Any]:
@@ -142,6 +155,11 @@ class DockerSandbox:
         mount objects: a path with a colon or a comma stays one path)."""
         from docker.types import Mount
 
+        if self.reading:
+            return [
+                Mount(WORKDIR, str(self.workspace), type="bind", read_only=True),
+                Mount("/dev/mqueue", None, type="tmpfs", read_only=True),
+            ]
         mounts = [Mount(WORKDIR, str(self.workspace), type="bind")]
         for name in held.names:
             mounts.append(
@@ -178,7 +196,8 @@ class DockerSandbox:
         """The workspace's container, ready for a command: reused, adopted or (re)built."""
         import docker.errors
 
-        held = protect.hold(self.workspace)
+        # the reader holds nothing: its whole workspace is read-only
+        held = protect.Held((), ()) if self.reading else protect.hold(self.workspace)
         self._held = held  # what the next command's clean-up compares with
         self._used = True  # placeholders may exist from here on
         config = json.dumps(self._config(held), sort_keys=True)
@@ -186,7 +205,7 @@ class DockerSandbox:
             return self._container
         self._forget()  # first command, or settings or .git/.co changed
         try:
-            found = self.client.containers.get(container_name(self.workspace))
+            found = self.client.containers.get(container_name(self.workspace, self.reading))
         except docker.errors.NotFound:
             found = None
         if found is not None:
@@ -232,7 +251,7 @@ class DockerSandbox:
             return self.client.containers.run(
                 s.image,
                 KEEPALIVE,
-                name=container_name(self.workspace),
+                name=container_name(self.workspace, self.reading),
                 detach=True,
                 init=True,
                 user="0:0",
@@ -250,6 +269,7 @@ class DockerSandbox:
                 pids_limit=s.pids,
                 read_only=True,
                 tmpfs={"/tmp": "rw,nosuid,nodev,size=256m,mode=1777"},
+                ipc_mode="none" if self.reading else None,  # the reader: no /dev/shm
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 environment=minimal_env(),
@@ -276,8 +296,12 @@ class DockerSandbox:
                 )
             return False  # could not look (e.g. no process slot left): not to be trusted
         mounted = {
-            _unescape(line.split()[4]) for line in table.splitlines() if len(line.split()) > 4
+            _unescape(line.split()[4]): line.split()[5].split(",")
+            for line in table.splitlines()
+            if len(line.split()) > 5
         }
+        if self.reading:  # the workspace itself read-only
+            return "ro" in mounted.get(WORKDIR, [])
         return all(f"{WORKDIR}/{name}" in mounted for name in held.names)
 
     def _use(self, container: Any, config: str, held: protect.Held) -> Any:
@@ -294,20 +318,34 @@ class DockerSandbox:
             os.close(fd)
         self._pins = []
 
-    def prepare(self) -> None:
+    def prepare(self, *, read_only: bool = False) -> None:
         """Start (or check) the container now, so its placeholders predate the snapshot."""
+        if read_only and not self.reading:
+            self.reader().prepare()
+            return
         with self._lock, protect.one_at_a_time(self.workspace):
             self.container()
 
+    def reader(self) -> DockerSandbox:
+        """The workspace's second container, for commands that run read-only."""
+        if self._reader is None:
+            self._reader = DockerSandbox(self.settings, self.workspace, self.client, reading=True)
+        return self._reader
+
     # -- commands ------------------------------------------------------------------------
 
-    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+    def run(
+        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+    ) -> CommandResult:
+        if read_only and not self.reading:
+            return self.reader().run(argv, timeout)
         timeout = timeout or self.settings.timeout
         with self._lock, protect.one_at_a_time(self.workspace):
             result = self._run(argv, timeout)  # every process it started has ended
             held = self._held
-            refused = protect.refuse_new(self.workspace, held) if held is not None else []
-            return with_refusals(result, refused)
+            if held is None or self.reading:  # nothing can have been made in the reader
+                return result
+            return with_refusals(result, protect.refuse_new(self.workspace, held))
 
     def _run(self, argv: list[str], timeout: float) -> CommandResult:
         api = self.client.api
@@ -317,7 +355,11 @@ class DockerSandbox:
             container = self.container()
             try:
                 exec_id = api.exec_create(
-                    container.id, argv, user=user, workdir=WORKDIR, environment=minimal_env()
+                    container.id,
+                    argv,
+                    user=user,
+                    workdir=WORKDIR,
+                    environment=minimal_env(READING_ENV if self.reading else None),
                 )["Id"]
                 stream = api.exec_start(exec_id, stream=True)
                 break
@@ -401,10 +443,13 @@ class DockerSandbox:
         """Remove the container unless the user wants it kept; placeholders go with it."""
         import docker.errors
 
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         if self._used:
             with self._lock, protect.one_at_a_time(self.workspace):
                 try:
-                    found = self.client.containers.get(container_name(self.workspace))
+                    found = self.client.containers.get(container_name(self.workspace, self.reading))
                     if not self.settings.keep_container:
                         found.remove(force=True)
                         found = None
@@ -412,9 +457,11 @@ class DockerSandbox:
                     found = None
                 except Exception:
                     found = "unknown"  # the engine went away: leave the placeholders be
-                if found is None:  # no container relies on them any more
+                if found is None and not self.reading:  # no container relies on them
                     protect.release(self.workspace)
         self._forget()
+        if not self._owns_client:
+            return  # the reader shares its sandbox's client
         try:
             self.client.close()
         except Exception:

@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from co_shell.sandbox.base import CommandResult, SandboxUnavailable, minimal_env
+from co_shell.sandbox.base import READING_ENV, CommandResult, SandboxUnavailable, minimal_env
 from co_shell.sandbox.process import limiter, parse_size, run_process
 from co_shell.settings import ShellSettings
 
@@ -31,17 +31,22 @@ class HostSandbox:
         if shutil.which("bash") is None:
             raise SandboxUnavailable("bash is not installed; Co runs commands with bash")
 
-    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+    def run(
+        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+    ) -> CommandResult:
+        """``read_only`` cannot be kept here (nothing is mounted): the command runs as
+        any other, which is what ``shell.sandbox = none`` says."""
+        extra = {"PWD": self.workdir, **(READING_ENV if read_only else {})}
         return run_process(
             argv,
-            env=minimal_env({"PWD": self.workdir}),
+            env=minimal_env(extra),
             cwd=self.workdir,
             timeout=timeout or self.settings.timeout,
             output_limit=self.settings.output_limit,
             preexec=limiter(parse_size(self.settings.memory), None),
         )
 
-    def prepare(self) -> None:
+    def prepare(self, *, read_only: bool = False) -> None:
         """Nothing to start."""
 
     def close(self) -> None:
