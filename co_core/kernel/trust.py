@@ -69,4 +69,6 @@ def project_root(start: Path | None = None) -> Path | None:
 
 
 def is_trusted(folder: Path) -> bool:
+    """Does Co take ``folder``'s ``.co/`` (settings, rules, MCP servers)? Only once the
+    user trusted it (``co trust``)."""
     return folder.resolve() in trusted_folders()

@@ -38,7 +38,7 @@ from co_core.kernel.errors import CoError, SettingsError, print_warning
 from co_core.ui.answer import Outputs
 from co_core.ui.history import MaskedFileHistory
 from co_core.ui.render import call_line, output_text, result_lines, visible
-from co_core.ui.signals import Ending
+from co_core.ui.signals import CtrlC, Ending
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -287,6 +287,8 @@ class Repl:
         self.fatal: BaseException | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
         self.ending = False  # SIGTERM/SIGHUP: leave after what runs is cancelled
+        self.ctrl_c = CtrlC()  # where Ctrl+C goes while no prompt reads the keyboard
+        self.turn_task: asyncio.Task[None] | None = None  # the running turn, Ctrl+C cancels it
         self.downloading: threading.Event | None = None  # set it to stop the download
 
     @property
@@ -479,11 +481,10 @@ class Repl:
         if command is None:
             self.error(f"unknown command /{name}", "/help lists them")
             return
-        loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(self._slash_result(command, arg))
-        loop.add_signal_handler(signal.SIGINT, task.cancel)  # Ctrl+C: back to the prompt
         try:
-            out = await task
+            with self.ctrl_c.to(task.cancel):  # Ctrl+C: back to the prompt
+                out = await task
         except asyncio.CancelledError:
             self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
             return
@@ -494,8 +495,6 @@ class Repl:
                 str(describe(exc, self.conversation.model_label, self.conversation.model_object))
             )
             return
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
         if out:
             self.console.print(out, markup=False, highlight=False, soft_wrap=True)
 
@@ -515,9 +514,11 @@ class Repl:
     # -- approvals -----------------------------------------------------------------------
 
     async def _ask(self, question: str) -> str:
+        """A question asked while something runs: Ctrl+C is a key here (KeyboardInterrupt),
+        and SIGINT stays with what runs (``handle_sigint=False``, see ``CtrlC``)."""
         if self.ask_prompt is None:
             self.ask_prompt = PromptSession()  # answers stay out of the input history
-        answer: str = await self.ask_prompt.prompt_async(question)
+        answer: str = await self.ask_prompt.prompt_async(question, handle_sigint=False)
         return answer.strip()
 
     def _plain(self, lines: list[str], style: str = "") -> None:
@@ -576,12 +577,19 @@ class Repl:
                     answer = parse_answer(await self._ask(QUESTION))
                 if answer is None or (not answer.approved and not answer.reason):
                     answer = Answer(False, await self._ask(REASON_QUESTION))
-            except (KeyboardInterrupt, EOFError):
-                return Answer(False, "cancelled at the approval prompt")
+            except EOFError:  # Ctrl+D: no answer is a no
+                return Answer(False, "no answer at the approval prompt (Ctrl+D)")
+            except KeyboardInterrupt:  # Ctrl+C cancels the turn, as it does anywhere in it
+                self._cancel_turn()
+                raise asyncio.CancelledError() from None
         finally:
             if self.view is not None:
                 self.view.start()
         return answer
+
+    def _cancel_turn(self) -> None:
+        if self.turn_task is not None:
+            self.turn_task.cancel()
 
     def show(self, record: ToolCallRecord) -> None:
         if self.view is not None:
@@ -696,14 +704,14 @@ class Repl:
         resumes it). A failure is raised: the caller says what Co does instead."""
         from co_core.ui.progress import download_bar
 
-        loop = asyncio.get_running_loop()
         self.downloading = cancel = threading.Event()
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
         try:
-            with download_bar(self.console, offer.title, offer.size) as update:
+            with (
+                self.ctrl_c.to(cancel.set),
+                download_bar(self.console, offer.title, offer.size) as update,
+            ):
                 path = await asyncio.to_thread(offer.run, update, cancel)
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
             self.downloading = None
         self.console.print(f"Downloaded {path.name} to {path.parent}.", highlight=False)
         return path
@@ -744,13 +752,12 @@ class Repl:
     async def turn(self, text: str) -> None:
         from co_core.ui.failures import describe
 
-        loop = asyncio.get_running_loop()
         self.view = TurnView(self.console)
         self.view.start()
-        task = asyncio.ensure_future(self._run(text))
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        self.turn_task = task = asyncio.ensure_future(self._run(text))
         try:
-            await task
+            with self.ctrl_c.to(task.cancel):
+                await task
         except asyncio.CancelledError:
             self.view.stop()
             self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
@@ -759,7 +766,7 @@ class Repl:
             failure = describe(exc, self.conversation.model_label, self.conversation.model_object)
             self.error(failure.message, failure.hint)
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
+            self.turn_task = None
             if self.view is not None:
                 self.view.commit()
                 self.view.stop()

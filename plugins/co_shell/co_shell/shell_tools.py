@@ -12,7 +12,7 @@ import os
 import shlex
 from contextlib import nullcontext
 
-from co_core import ModelRetry, ToolContext, span
+from co_core import ModelRetry, ToolContext, cancel_event, span
 from co_shell import pathsafe, python_run
 from co_shell.keys import SANDBOX
 from co_shell.sandbox import CommandResult, SandboxError, check
@@ -37,9 +37,12 @@ def run_in_sandbox(ctx: ToolContext, argv: list[str], shown: str | None = None) 
     """Run argv in the workspace sandbox, record file changes, turn failures into ModelRetry.
 
     ``shown`` is the command as traces name it (default: argv joined)."""
+    cancel = cancel_event()  # Ctrl+C: the command is killed (Co waits for that)
     sandbox = ctx.deps.resource(SANDBOX)
     settings = ctx.deps.section(ShellSettings)
     sandbox.prepare()  # e.g. a new container's placeholders for .git/.co are not a change
+    if cancel.is_set():  # cancelled while the sandbox was starting: nothing runs
+        raise ModelRetry("the command was cancelled before it started")
     backend = getattr(sandbox, "name", type(sandbox).__name__)
     # what the command changes in the workspace is recorded, so /undo covers it
     watching = (
@@ -52,7 +55,7 @@ def run_in_sandbox(ctx: ToolContext, argv: list[str], shown: str | None = None) 
         with span(
             "co.sandbox.exec", backend=backend, content={"command": shown or shlex.join(argv)}
         ) as s:
-            result = sandbox.run(argv, settings.timeout)
+            result = sandbox.run(argv, settings.timeout, cancel)
             s.set(exit_code=result.exit_code, timed_out=result.timed_out)
             if result.exit_code or result.timed_out:
                 s.error("timed out" if result.timed_out else f"exit code {result.exit_code}")

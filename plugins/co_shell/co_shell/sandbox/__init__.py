@@ -3,6 +3,7 @@ and ``auto`` choosing among them (``choice``)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -110,8 +111,10 @@ class SandboxSwitch:
     def prepare(self) -> None:
         self.current().prepare()
 
-    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
-        result: CommandResult = self.current().run(argv, timeout)
+    def run(
+        self, argv: list[str], timeout: float | None = None, cancel: threading.Event | None = None
+    ) -> CommandResult:
+        result: CommandResult = self.current().run(argv, timeout, cancel)
         return result
 
     def close(self) -> None:

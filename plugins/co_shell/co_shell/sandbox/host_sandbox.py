@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from co_shell.sandbox.base import CommandResult, SandboxUnavailable, minimal_env
@@ -31,7 +32,9 @@ class HostSandbox:
         if shutil.which("bash") is None:
             raise SandboxUnavailable("bash is not installed; Co runs commands with bash")
 
-    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+    def run(
+        self, argv: list[str], timeout: float | None = None, cancel: threading.Event | None = None
+    ) -> CommandResult:
         return run_process(
             argv,
             env=minimal_env({"PWD": self.workdir}),
@@ -39,6 +42,7 @@ class HostSandbox:
             timeout=timeout or self.settings.timeout,
             output_limit=self.settings.output_limit,
             preexec=limiter(parse_size(self.settings.memory), None),
+            cancel=cancel,
         )
 
     def prepare(self) -> None:
