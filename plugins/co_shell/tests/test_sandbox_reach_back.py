@@ -225,7 +225,9 @@ def test_git_and_co_cannot_be_created_from_inside(
         assert not os.path.lexists(workspace / ".git" / "hooks"), vector
         assert not (workspace / ".git").is_file() or (workspace / ".git").stat().st_size == 0
         assert not (workspace / ".co").is_dir(), vector  # Co would take it for a project folder
-        if not trusted and any(made in vector for made in ("mkdir .co", "made2 .co", "ln -s . .co")):
+        if not trusted and any(
+            made in vector for made in ("mkdir .co", "made2 .co", "ln -s . .co")
+        ):
             assert ".co (moved to .co.co-refused" in told, (vector, told)
     refused = sorted(p.name for p in workspace.iterdir() if ".co-refused" in p.name)
     assert (refused != []) is (not trusted), refused
