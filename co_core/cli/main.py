@@ -272,12 +272,14 @@ def status_command(
         print(json.dumps([row.as_dict() for row in rows], indent=2))
     else:
         from rich.table import Table
+        from rich.text import Text
 
         colours = {"ok": "green", "warn": "yellow", "fail": "red", "off": "dim"}
         table = Table("check", "plugin", "state", "detail")
         for row in rows:
             colour = colours[row.state]
-            table.add_row(row.name, row.plugin, f"[{colour}]{row.state}[/{colour}]", row.detail)
+            # plain text: `pip install "co-core[local]"` is no markup
+            table.add_row(row.name, row.plugin, Text(row.state, colour), Text(row.detail))
         console().print(table)
     if any(row.state == "fail" for row in rows):
         raise typer.Exit(1)
@@ -316,21 +318,30 @@ def build(co: App) -> typer.Typer:
     return app
 
 
+def _error_line(exc: BaseException) -> None:
+    from rich.markup import escape
+
+    console(stderr=True).print(
+        f"[red]co: error:[/red] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True
+    )
+
+
 def main() -> None:
     try:
         co = load_app()
         command = typer.main.get_command(build(co))
         command.main(prog_name="co", standalone_mode=True, obj=co)
     except CoError as exc:
-        from rich.markup import escape
-
-        console(stderr=True).print(
-            f"[red]co: error:[/red] {escape(str(exc))}",
-            markup=True,
-            highlight=False,
-            soft_wrap=True,
-        )
+        _error_line(exc)
         sys.exit(2)
+    except OSError as exc:  # a read-only home, a full disk: one line, as `co status` says it
+        from co_core.kernel.paths import unwritable
+
+        problem = unwritable(exc)
+        if problem is None:
+            raise
+        _error_line(problem)
+        sys.exit(1)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         sys.exit(130)

@@ -60,6 +60,7 @@ def describe(exc: BaseException, model_label: str = "the model", model: Any = No
     from pydantic_ai import exceptions as pe
 
     from co_core.agent.calls.loops import TurnStopped
+    from co_core.kernel import paths
     from co_core.kernel.errors import CoError
     from co_core.sessions.overflow import context_overflow
 
@@ -67,6 +68,8 @@ def describe(exc: BaseException, model_label: str = "the model", model: Any = No
         return Failure(str(exc), exc.hint)
     if isinstance(exc, CoError):
         return Failure(str(exc))
+    if (unwritable := paths.unwritable(exc)) is not None:  # a read-only home, a full disk
+        return Failure(str(unwritable))
     if isinstance(exc, pe.UsageLimitExceeded):
         return Failure(
             f"turn stopped: {_first_line(exc).split('. ')[0].rstrip('.')}",

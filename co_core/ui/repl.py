@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
 
 from co_core.agent.conversation import Conversation
@@ -257,6 +258,16 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
+def _history() -> History:
+    """The input history: a file in the data directory, or (it cannot be written: a
+    read-only home) this session's lines only; the conversation says so once."""
+    if paths.writable("data") is not None:
+        from prompt_toolkit.history import InMemoryHistory
+
+        return InMemoryHistory()
+    return MaskedFileHistory(str(paths.data_dir() / "history"))
+
+
 class StartupFailed(Exception):
     """Settings turned out bad after the prompt appeared (``Repl.fatal`` says how)."""
 
@@ -271,9 +282,8 @@ class Repl:
         self.conversation = Conversation(app, frontend=self, **options)
         self._console = console
         self.commands = self._commands()
-        history = paths.ensure_dir(paths.data_dir()) / "history"
         self.prompt: PromptSession[str] = PromptSession(
-            history=MaskedFileHistory(str(history)),
+            history=_history(),
             completer=SlashCompleter(self.commands, self._session_ids),
             complete_while_typing=True,
             key_bindings=key_bindings(),
