@@ -40,6 +40,7 @@ from co_core.ui.answer import Outputs
 from co_core.ui.history import MaskedFileHistory
 from co_core.ui.render import call_line, output_text, result_lines, visible
 from co_core.ui.signals import CtrlC, Ending
+from co_core.ui.typeahead import TypeAhead
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -117,6 +118,8 @@ class TurnView:
     flushed_at: float = 0.0  # time.monotonic() of the last print of tool lines
     width: int = 0  # the terminal's, read once per start (rich asks the OS on every access)
     redraw: asyncio.TimerHandle | None = None  # the next redraw of the live region
+    running: dict[str, tuple[str, float]] = field(default_factory=dict)  # call: line, since
+    spinner: Any = None
 
     def start(self) -> None:
         from rich.live import Live
@@ -129,8 +132,9 @@ class TurnView:
             loop = None
         # Redrawn from the event loop rather than rich's refresh thread: a thread of its own
         # would take the GIL from the turn twelve times a second.
+        self.spinner = Spinner("dots", text=self._status())
         self.live = Live(
-            Spinner("dots", text=" Co is thinking…"),
+            self._render(),
             console=self.console,
             transient=True,
             refresh_per_second=12,
@@ -143,15 +147,26 @@ class TurnView:
     def _redraw(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.live is None:
             return
+        if self.spinner is not None:
+            self.spinner.update(text=self._status())  # the seconds of a call that runs
         self.live.refresh()
         self.redraw = loop.call_later(1 / self.live.refresh_per_second, self._redraw, loop)
 
     def _render(self) -> Any:
-        from rich.spinner import Spinner
-
         if self.text:
             return self  # laid out when the live region is redrawn (``__rich__``)
-        return Spinner("dots", text=" Co is thinking…")
+        return self.spinner
+
+    def _status(self) -> str:
+        """The spinner's words: what runs (a tool call, for how long), or the model."""
+        if not self.running:
+            return " Co is thinking…"
+        line, since = next(reversed(self.running.values()))
+        seconds = f" · {time.monotonic() - since:.0f} s" if time.monotonic() - since >= 2 else ""
+        more = f" (+{len(self.running) - 1} more)" if len(self.running) > 1 else ""
+        room = max(20, (self.width or self.console.width) - 40)
+        line = line if len(line) <= room else line[: room - 1] + "…"
+        return f" running {line}{more}{seconds} · Ctrl+C cancels"
 
     def __rich__(self) -> Any:
         """The answer so far, laid out only when the live region is redrawn (12 times a
@@ -240,7 +255,9 @@ class TurnView:
             if self.text:
                 self.commit()
             self._line(line, "cyan")
+            self.running[record.call_id] = (visible(line[2:]), time.monotonic())
             return
+        self.running.pop(record.call_id, None)
         colour = "dim" if record.status == "ok" else "yellow"
         first, *rest = result_lines(record.result, record.status)
         self._line("  → " + first, colour)
@@ -298,6 +315,8 @@ class Repl:
         self.event_loop: asyncio.AbstractEventLoop | None = None
         self.ending = False  # SIGTERM/SIGHUP: leave after what runs is cancelled
         self.ctrl_c = CtrlC()  # where Ctrl+C goes while no prompt reads the keyboard
+        self.typeahead = TypeAhead()  # keys typed while Co is busy, for the next prompt
+        self.offered: dict[str, Path | CoError | None] = {}  # downloads asked about
         self.turn_task: asyncio.Task[None] | None = None  # the running turn, Ctrl+C cancels it
         self.downloading: threading.Event | None = None  # set it to stop the download
 
@@ -526,6 +545,7 @@ class Repl:
     async def _ask(self, question: str) -> str:
         """A question asked while something runs: Ctrl+C is a key here (KeyboardInterrupt),
         and SIGINT stays with what runs (``handle_sigint=False``, see ``CtrlC``)."""
+        self.typeahead.drain()  # typed before the question: for the chat, not an answer
         if self.ask_prompt is None:
             self.ask_prompt = PromptSession()  # answers stay out of the input history
         answer: str = await self.ask_prompt.prompt_async(question, handle_sigint=False)
@@ -677,13 +697,21 @@ class Repl:
             return None
         if threading.current_thread() is threading.main_thread():
             return None  # the loop runs here: it cannot also ask
+        if offer.name in self.offered:  # asked once a session: the answer, or the failure
+            earlier = self.offered[offer.name]
+            if isinstance(earlier, CoError):
+                raise earlier
+            return earlier
         future = asyncio.run_coroutine_threadsafe(self._offer(offer), loop)
         try:
-            return future.result()
-        except CoError:  # the download failed or was stopped (it resumes next time)
+            taken = future.result()
+        except CoError as exc:  # the download failed or was stopped (it resumes next time)
+            self.offered[offer.name] = exc
             raise
         except BaseException:  # cancelled: Co is ending
             return None
+        self.offered[offer.name] = taken
+        return taken
 
     async def _offer(self, offer: DownloadOffer) -> Path | None:
         from prompt_toolkit.application import in_terminal
@@ -698,16 +726,37 @@ class Repl:
             view.pause()
         try:
             async with in_terminal():
-                try:
-                    answer = await self._ask(offer.question)
-                except (KeyboardInterrupt, EOFError):
-                    answer = ""
-                if answer.strip().lower() not in ("y", "yes"):
-                    return None
-                return await self._download(offer)
+                while True:
+                    try:
+                        answer = await self._ask(offer.question)
+                    except (KeyboardInterrupt, EOFError):
+                        answer = "n"
+                    word = answer.strip().lower()
+                    if word in ("y", "yes"):
+                        return await self._download(offer)
+                    if word in ("", "n", "no"):
+                        return None
+                    # typed for the chat as the question appeared: kept for it, not a "no"
+                    self._keep_for_chat(answer)
+                    shown = answer if len(answer) <= 40 else answer[:39] + "…"
+                    self._plain([f"(“{visible(shown)}” is kept for the chat) y or n?"], "dim")
         finally:
+            self._keep_for_chat("")
             if view is not None and self.view is view:
                 view.start()
+
+    def _keep_for_chat(self, text: str) -> None:
+        """Text typed for the conversation while a question had the keyboard: back into
+        the ``co>`` line being typed, or kept for the next one."""
+        self.typeahead.keep(text)
+        if self.prompt.app.is_running:
+            from prompt_toolkit.document import Document
+
+            added = self.typeahead.take()
+            if added:
+                buffer = self.prompt.default_buffer
+                joined = f"{buffer.text} {added}" if buffer.text else added
+                buffer.set_document(Document(joined, len(joined)), bypass_readonly=True)
 
     async def _download(self, offer: DownloadOffer) -> Path:
         """Download with a progress bar; Ctrl+C stops it (``PullCancelled``; the next start
@@ -766,7 +815,7 @@ class Repl:
         self.view.start()
         self.turn_task = task = asyncio.ensure_future(self._run(text))
         try:
-            with self.ctrl_c.to(task.cancel):
+            with self.ctrl_c.to(task.cancel), self.typeahead.quiet():
                 await task
         except asyncio.CancelledError:
             self.view.stop()
@@ -789,7 +838,10 @@ class Repl:
         assert self.view is not None
         result = await self.conversation.run_turn(text, self.view.on_event)
         if result.output.strip() and result.output.strip() not in self.view.seen:
-            self.view.text += result.output  # an answer Co gave in the model's place
+            # An answer Co gave in the model's place (a small model's that the result did
+            # not bear out): it replaces what the model streamed, still on screen unprinted,
+            # as it did in the conversation; never pasted on after it.
+            self.view.text = result.output
         if self.conversation.last_usage is not None:
             from co_core.telemetry.usage import format_usage_line
 
@@ -821,7 +873,9 @@ class Repl:
                 # before the first redraw; ``call_soon`` runs after it), so the import-heavy
                 # thread never competes with the first render for the GIL.
                 pre_run = partial(self._start_once, loop, start) if start else None
-                line = await self.prompt.prompt_async(self.prompt_text, pre_run=pre_run)
+                line = await self.prompt.prompt_async(
+                    self.prompt_text, pre_run=pre_run, default=self.typeahead.take()
+                )
                 start = None
             except KeyboardInterrupt:
                 now = time.monotonic()
