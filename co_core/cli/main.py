@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument
 
 from co_core.cli import config, models
 from co_core.cli.output import console, fail
@@ -318,6 +319,32 @@ def build(co: App) -> typer.Typer:
     return app
 
 
+class _PlainArgument(TyperArgument):
+    """An argument written ``KEY`` (``[KEY]`` when optional) in usage lines, as click and
+    most tools write it: Typer writes a required one ``{key}``, which reads as something
+    to type, braces and all."""
+
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
+        text = super().make_metavar(ctx, usage=usage)
+        if usage and self.metavar is None:
+            name = self.name or ""
+            return text.replace(f"{{{name}}}", name.upper()).replace(
+                f"[{name}]", f"[{name.upper()}]"
+            )
+        return text
+
+
+def plain_usage(command: Any) -> Any:
+    """Every argument of ``command`` (a Typer command or group) and of its subcommands
+    written plainly in usage lines."""
+    for param in command.params:
+        if type(param) is TyperArgument:
+            param.__class__ = _PlainArgument
+    for sub in getattr(command, "commands", {}).values():
+        plain_usage(sub)
+    return command
+
+
 def _error_line(exc: BaseException) -> None:
     from rich.markup import escape
 
@@ -329,7 +356,7 @@ def _error_line(exc: BaseException) -> None:
 def main() -> None:
     try:
         co = load_app()
-        command = typer.main.get_command(build(co))
+        command = plain_usage(typer.main.get_command(build(co)))
         command.main(prog_name="co", standalone_mode=True, obj=co)
     except CoError as exc:
         _error_line(exc)

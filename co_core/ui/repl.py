@@ -659,7 +659,10 @@ class Repl:
 
     def warn(self, message: str) -> None:
         """Warnings from any thread, printed above the prompt line rather than through it."""
-        self._above_prompt(lambda: print_warning(message))
+        from co_core.ui.failures import in_cos_words
+
+        said = in_cos_words(message)  # a model that cannot start: its library's advice
+        self._above_prompt(lambda: print_warning(said))
 
     def notice(self, message: str) -> None:
         """News from any thread (what ``auto`` chose, the local model loading), dim, above
