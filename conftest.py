@@ -23,6 +23,12 @@ def _changed_files() -> set[str]:
     return set(out.splitlines())
 
 
+# What programs the tests start keep in the temporary folder by design, removed with it: a
+# pytest's own temporary folders (kept for its last three runs), and the empty file uv
+# locks an environment it changes with (never removed, astral-sh/uv's design)
+OTHERS = ("pytest-of-*", "uv-*.lock")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _temporary_files_cleaned_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Every test cleans up what it makes in the temporary folder (folders of workspaces, a
@@ -31,7 +37,9 @@ def _temporary_files_cleaned_up(tmp_path_factory: pytest.TempPathFactory) -> Ite
     The session gets a temporary folder of its own (``TMPDIR``, which ``tempfile`` and every
     `co` the tests start use), so what other programs put in /tmp meanwhile is not counted;
     it may be entered by the sandbox's user (commands run as uid 1000 under root). At the
-    end it must be empty: what is left is named, then removed."""
+    end it must be empty but for what other programs keep there by design (``OTHERS``): what
+    is left is named, then removed, the folder with it."""
+    import fnmatch
     import shutil
     import tempfile
 
@@ -44,7 +52,9 @@ def _temporary_files_cleaned_up(tmp_path_factory: pytest.TempPathFactory) -> Ite
     try:
         yield
     finally:
-        left = sorted(p.name for p in root.iterdir())
+        left = sorted(
+            p.name for p in root.iterdir() if not any(fnmatch.fnmatch(p.name, o) for o in OTHERS)
+        )
         if before is None:
             os.environ.pop("TMPDIR", None)
         else:
