@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from co_core.kernel.app import CoApp, current_app
+    from co_core.kernel.cancel import cancel_event
     from co_core.kernel.deps import CHANGES, CoDeps, FileChanges, ResourceKey
     from co_core.kernel.errors import CoError, SettingsError
     from co_core.kernel.hookspecs import (
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from co_core.kernel.status import CheckResult, fail, off, ok, warn
     from co_core.kernel.tool_context import ModelRetry, ToolContext
     from co_core.kernel.tools import CallRefused, Resolved, Resolver, Risk, ToolCall, ToolSpec
+    from co_core.kernel.trust import is_trusted
     from co_core.kernel.visible import escaped, on_screen, unseen
     from co_core.policy.shell import canonical_shell_command
     from co_core.telemetry.spans import span
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "co_core.kernel.app": ("CoApp", "current_app"),
+    "co_core.kernel.cancel": ("cancel_event",),
     "co_core.kernel.deps": ("CHANGES", "CoDeps", "FileChanges", "ResourceKey"),
     "co_core.kernel.errors": ("CoError", "SettingsError"),
     "co_core.kernel.hookspecs": (
@@ -76,6 +79,7 @@ _WHERE = {
     "co_core.kernel.results": ("ToolResult",),
     "co_core.kernel.settings": ("SectionModel", "Settings", "setting"),
     "co_core.kernel.status": ("CheckResult", "fail", "off", "ok", "warn"),
+    "co_core.kernel.trust": ("is_trusted",),
     "co_core.kernel.tool_context": ("ModelRetry", "ToolContext"),
     "co_core.kernel.tools": (
         "CallRefused",
@@ -125,6 +129,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "cache_dir",
+    "cancel_event",
     "canonical_shell_command",
     "config_dir",
     "current_app",
@@ -134,6 +139,7 @@ __all__ = [
     "escaped",
     "fail",
     "hookimpl",
+    "is_trusted",
     "off",
     "ok",
     "on_screen",

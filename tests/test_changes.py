@@ -182,6 +182,29 @@ def test_shell_changes_are_detected_and_undone(ws: Path) -> None:
     assert not (ws / "link").exists()
 
 
+@pytest.mark.parametrize("kind", ["file", "folder"])
+@pytest.mark.parametrize("name", [".co", ".git"])
+def test_a_sandbox_placeholder_is_never_a_change_to_undo(ws: Path, name: str, kind: str) -> None:
+    """A sandbox holds a missing .git or .co with an empty placeholder while it runs: one
+    that comes or goes between two snapshots is not recorded, so /undo never puts one
+    back into the project (a closed terminal's leftover ``.co`` was "restored" for good)."""
+    placeholder = ws / name
+    (ws / "notes.txt").write_text("mine")
+    record = ChangeRecord("s")
+    record.next_turn()
+    before = snapshots.take(ws)
+    placeholder.mkdir() if kind == "folder" else placeholder.touch()  # the command starts
+    (ws / "notes.txt").write_text("changed")
+    assert list(snapshots.record_since(record, before)) == ["notes.txt"]
+    record.next_turn()
+    before = snapshots.take(ws)
+    placeholder.rmdir() if kind == "folder" else placeholder.unlink()  # released
+    assert list(snapshots.record_since(record, before)) == []
+    record.undo()  # the first turn: notes.txt back, nothing else
+    assert sorted(p.name for p in ws.iterdir()) == ["notes.txt"]
+    assert (ws / "notes.txt").read_text() == "mine"
+
+
 def test_big_files_are_listed_as_not_restorable(ws: Path) -> None:
     big = ws / "big.bin"
     big.write_bytes(b"x" * (snapshots.KEEP_FILE_BYTES + 10))

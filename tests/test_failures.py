@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 from pydantic_ai import exceptions as pe
 
 from co_core.kernel.errors import CoError
+from co_core.testing import run_co
 from co_core.ui.failures import describe
 
 
@@ -93,3 +96,38 @@ def test_long_errors_are_cut_at_a_word() -> None:
     message = describe(RuntimeError(words)).message
     kept = message.removeprefix("RuntimeError: ")
     assert kept.endswith(" …") and words.startswith(kept[:-2]) and words[len(kept) - 2] == " "
+
+
+@pytest.mark.parametrize(
+    "model, variable",
+    [
+        ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("openai:gpt-4o-mini", "OPENAI_API_KEY"),
+    ],
+)
+@pytest.mark.parametrize("empty", [False, True], ids=["unset", "empty"])
+def test_a_missing_api_key_is_said_in_cos_words(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch, model: str, variable: str, empty: bool
+) -> None:
+    """Not pydantic-ai's advice to developers ("pass it via AnthropicProvider(api_key=...)",
+    "use the built-in test model: Agent('test')") nor the SDK's, and no "bug in Co": which
+    variable to set, and the way out."""
+    monkeypatch.delenv(variable, raising=False)
+    done = run_co("ask", "-m", model, "hi", env={variable: ""} if empty else None)
+    assert done.returncode != 0
+    [line] = done.stderr.strip().splitlines()
+    assert variable in line and "set" in line and "--model" in line
+    assert "Provider(" not in line and "Agent(" not in line and "pydantic" not in line.lower()
+    assert "bug in Co" not in line and "Missing credentials" not in line
+
+
+def test_a_missing_sdk_is_said_in_cos_words() -> None:
+    from co_core.ui.failures import in_cos_words
+
+    text = (
+        "model 'groq:x': Please install the `groq` package to use the Groq provider, you can "
+        'use the `groq` optional group — `pip install "pydantic-ai-slim[groq]"`'
+    )
+    said = in_cos_words(text)
+    assert said.startswith("model 'groq:x': Groq models need the `groq` package")
+    assert "pydantic-ai-slim[groq]" in said and "optional group" not in said

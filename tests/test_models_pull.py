@@ -288,3 +288,51 @@ def test_offline_nothing_is_offered_or_asked_of_the_hub(
     with pytest.raises(CoError, match="HF_HUB_OFFLINE"):
         local_file(catalog.DEFAULT.name, section, user)
     assert hub.requests == [] and not catalog.declined(catalog.DEFAULT.name)
+
+
+@pytest.mark.slow
+@slow_local
+@pytest.mark.usefixtures("testplug")
+def test_a_message_typed_at_the_download_question_is_kept_for_the_chat(
+    hub: Hub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question appears while the user types their first message: what they type is
+    no answer (neither a yes nor, silently, a no); it goes back to the chat's line, and
+    the question is asked again (issue 36.5)."""
+    monkeypatch.setenv("CO_LOCAL_DEFAULT_MODEL", REF)
+    with co_chat("--model", "local", cwd=tmp_path) as child:
+        child.expect("co>")
+        child.expect(r"\[y/N\]")
+        child.sendline("what is 2+2")
+        child.expect("“what is 2\\+2” is kept for the chat")
+        child.expect(r"y or n\?")
+        child.sendline("n")
+        child.expect("using the built-in SmolLM2-135M")
+        child.expect(r"loaded in \d+\.\d s")
+        child.expect(r"co> what is 2\+2")  # on the chat's line, to send or edit
+        child.sendline("")
+        assert child.expect(["out tokens", "error:"]) == 0
+        leave(child)
+    listed = run_co("sessions", "list", "--json", cwd=tmp_path)
+    [session] = json.loads(listed.stdout)
+    assert session["title"].startswith("what is 2+2")
+    assert not (models() / FILE).exists()
+
+
+@pytest.mark.slow
+@slow_local
+@pytest.mark.usefixtures("testplug")
+def test_a_failed_download_is_not_offered_again_in_the_session(
+    hub: Hub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CO_LOCAL_DEFAULT_MODEL", f"co-test/Liar-GGUF/{FILE}")
+    with co_chat("--model", "local", cwd=tmp_path) as child:
+        child.expect("co>")
+        child.expect(r"\[y/N\]")
+        child.sendline("y")
+        child.expect("does not match|not the file Co offers|checksum")
+        child.expect(r"loaded in \d+\.\d s")  # the built-in model instead
+        child.sendline("/model local")
+        child.expect("model: local:smollm2")
+        assert "[y/N]" not in child.before  # not asked twice in one session
+        leave(child)

@@ -295,7 +295,7 @@ def test_no_sandbox_cgroup_is_left_after_co_is_ended_mid_command(
 ) -> None:
     child = spawn("--yolo", "-m", "function:co_scripts:chat", env=shell_env)
     child.expect("co>")
-    child.sendline("run sleep 600")
+    child.sendline("run sleep 611")
     child.expect("run_shell_command")
     assert eventually(lambda: len(_cgroups_of(child.pid)) == 1), "no cgroup was made"
     [made] = _cgroups_of(child.pid)
@@ -304,15 +304,45 @@ def test_no_sandbox_cgroup_is_left_after_co_is_ended_mid_command(
     child.close()
     if sig != signal.SIGKILL:
         assert child.exitstatus == 128 + sig
-        assert eventually(lambda: made not in _cgroups()), f"{made} outlived Co"
-        return
-    # kill -9: Co could not remove it; the next Co that runs a command does
-    assert made in _cgroups()
+    # kill -9 too: Co could not remove it, its keeper does once it has gone
+    assert eventually(lambda: made not in _cgroups()), f"{made} outlived Co"
+    assert eventually(lambda: _sleeping("611") == []), "the command outlived Co"
+
+
+def _sleeping(seconds: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv[:2] == [b"sleep", seconds.encode()]:
+                found.append(int(entry.name))
+    return found
+
+
+def test_the_next_co_removes_a_cgroup_a_killed_co_left(
+    spawn, shell_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Even the keeper gone too (killed with its Co): the next Co that runs a command
+    removes the cgroup, ending what ran in it."""
+    from co_shell.sandbox.cgroups import Cgroup, _leftovers
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    owner = ProcessId(dead.pid, 1)  # a Co that is gone (no process has this start time)
+    left = Cgroup.create(64 * 1024 * 1024, 1.0, 16)
+    assert left is not None
+    name = left.folders[0].name.replace(ProcessId.me().token(), owner.token())
+    for folder in left.folders:
+        folder.rename(folder.with_name(name))
+    assert name in _leftovers()
     again = spawn("--yolo", "-m", "function:co_scripts:chat", env=shell_env)
     again.expect("co>")
     again.sendline("run true")
     again.expect("Here it is:")  # the command ran: its output is quoted
-    assert made not in _cgroups()
+    assert name not in _cgroups()
     again.expect("co>")
     again.sendcontrol("d")
     again.expect(pexpect.EOF)

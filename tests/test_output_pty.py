@@ -44,7 +44,7 @@ def shell_chat(chat, monkeypatch: pytest.MonkeyPatch):
     (spawn, workspace). Every byte the terminal receives is kept in ``child.seen``."""
     monkeypatch.setenv("CO_LOAD_PLUGINS", "testplug,shell")
     monkeypatch.setenv("CO_SHELL_SANDBOX", "bubblewrap")
-    workspace = Path(tempfile.mkdtemp(prefix="co-out-", dir="/tmp"))
+    workspace = Path(tempfile.mkdtemp(prefix="co-out-"))
     workspace.chmod(0o755)
 
     def spawn(*args: str) -> pexpect.spawn:

@@ -121,13 +121,16 @@ def test_paths_outside_the_workspace_are_refused_before_any_decision(
     outside = workspace.parent / f"{workspace.name}-outside.txt"
     outside.write_text(SECRET)
     yolo_like = {"policy": {"rules": [{"match": "**", "effect": "allow"}]}}
-    turn = turn_in(
-        workspace,
-        yolo_like,
-        ("read_file", {"path": f"../{outside.name}"}),
-        ("read_file", {"path": str(outside)}),
-        ("read_file", {"path": f"link-to-secrets/../../{outside.name}"}),
-    )
+    try:
+        turn = turn_in(
+            workspace,
+            yolo_like,
+            ("read_file", {"path": f"../{outside.name}"}),
+            ("read_file", {"path": str(outside)}),
+            ("read_file", {"path": f"link-to-secrets/../../{outside.name}"}),
+        )
+    finally:
+        outside.unlink()  # it holds the test's secret
     assert SECRET not in turn.output
     assert [c["status"] for c in turn.calls] == ["retry"] * 3
     assert "outside the workspace" in turn.output

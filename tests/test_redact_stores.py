@@ -9,6 +9,7 @@ the same way through a real pty.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -44,9 +45,18 @@ def _files_holding(folders: list[Path], needles: dict[str, str]) -> dict[str, li
 
 @pytest.mark.parametrize("content", [False, True], ids=["traces", "traces-with-content"])
 def test_no_store_holds_a_secret(co_dirs: Path, tmp_path: Path, content: bool) -> None:
-    from shell_testlib import chown_tree, make_workspace
+    from shell_testlib import make_workspace
 
     workspace = make_workspace()
+    try:
+        _no_store_holds_a_secret(workspace, co_dirs, content)
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+
+
+def _no_store_holds_a_secret(workspace: Path, co_dirs: Path, content: bool) -> None:
+    from shell_testlib import chown_tree
+
     chown_tree(workspace)
     names = sorted(SECRETS)
     words = " ".join(SECRETS[n] for n in names)

@@ -123,6 +123,14 @@ def test_config_set_stores_a_value_that_starts_with_a_dash(co_dirs: Path) -> Non
     assert run_co("config", "get", "obsidian.vault_path").stdout == "-notes\n"
 
 
+def test_config_show_prints_values_as_they_are(co_dirs: Path) -> None:
+    """A value in brackets is no markup: `co config show` printed "reg/img" for
+    "reg/img[v1]" (and `co status` `pip install "co-core"` for "co-core[local]")."""
+    assert run_co("config", "set", "shell.image", "reg/img[v1]").returncode == 0
+    shown = run_co("config", "show", env={"COLUMNS": "200"})
+    assert "reg/img[v1]" in shown.stdout, shown.stdout
+
+
 def test_config_path(co_dirs: Path) -> None:
     assert run_co("config", "path").stdout == f"{co_dirs / 'settings.json'}\n"
 

@@ -283,7 +283,7 @@ def sandboxed(co_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
     """Co with its bundled plugins in a workspace the sandbox's user can enter (as root,
     bubblewrap runs commands as uid 1000, which cannot reach pytest's private tmp_path)."""
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
-    work = Path(tempfile.mkdtemp(prefix="co-steer-", dir="/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="co-steer-"))
     work.chmod(0o755)
     if os.getuid() == 0:
         os.chown(work, 1000, 1000)

@@ -65,6 +65,7 @@ class Conversation:
     _live: list[Any] | None = None  # the running turn's messages (kept on Ctrl+C)
     _closed: bool = False
     _model_lock: threading.Lock = field(default_factory=threading.Lock)  # who sets ``model``
+    _unwritable: CoError | None = None  # the data directory cannot be written: nothing saved
 
     # -- preparation (may run in a background thread while the user types) ------------
 
@@ -81,6 +82,7 @@ class Conversation:
                 checked(exc)
                 raise
             checked(None)
+            self._check_data_dir()
             self._reap()
             if self.model is None:
                 try:
@@ -97,6 +99,17 @@ class Conversation:
             self._ready.set()
         if not self._model_ready.is_set():
             self._start_model(settings)
+
+    def _check_data_dir(self) -> None:
+        """A read-only home (or a full disk): the conversation runs, saving nothing, and
+        says so once."""
+        from co_core.kernel import paths
+
+        self._unwritable = paths.writable("data")
+        if self._unwritable is not None:
+            kept = "the session, traces, the audit trail"
+            kept = f"input history, {kept}" if self.frontend.interactive else kept
+            self.frontend.warn(f"{self._unwritable}; until then nothing is saved ({kept})")
 
     def _reap(self) -> None:
         """Stop a local model server a killed Co left behind (its record proves it)."""
@@ -160,8 +173,10 @@ class Conversation:
         assert self.recorder is not None
         self._deps = self.app.make_deps(session_id=self.recorder.info.id)
         self.usage = SessionUsage.from_dict({"per_turn": self.recorder.usage_rows()})
-        telemetry.setup_tracing(settings, include_content=True if self.trace_content else None)
-        telemetry.record_plugin_loads(self.app)
+        if self._unwritable is None:
+            content = True if self.trace_content else None
+            telemetry.setup_tracing(settings, include_content=content)
+            telemetry.record_plugin_loads(self.app)
         engine = PolicyEngine.from_app(
             self.app,
             workspace=self.app.cwd,
@@ -169,6 +184,7 @@ class Conversation:
             approve=self.approve,
             yolo=self.yolo,
             headless=self.headless,
+            audit=self._unwritable is None,
         )
         for notice in engine.notices + engine.check_upgrades():
             self.frontend.warn(notice)
@@ -192,7 +208,8 @@ class Conversation:
 
         if self.recorder is not None:
             return  # opened before the prompt (open_saved)
-        store = SessionStore() if getattr(section, "save", True) else None
+        saved = getattr(section, "save", True) and self._unwritable is None
+        store = SessionStore() if saved else None
         if self.resume and store is not None:
             self.recorder, self.history = self._find_saved(store, self.resume)
         else:

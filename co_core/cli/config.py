@@ -63,13 +63,15 @@ def config_show(
         print(json.dumps(data, indent=2, default=str))
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table("key", "value", "source", "env var")
     models = settings.all_sections()
     for key, value, source, secret in rows:
         section, _, field = key.rpartition(".")
         info = type(models[section or "core"]).model_fields[field]
-        table.add_row(key, _shown(value, secret), source, env_name(section or "core", field, info))
+        shown = Text(_shown(value, secret))  # a value is no markup ("[a]" stays "[a]")
+        table.add_row(key, shown, Text(source), env_name(section or "core", field, info))
     console().print(table)
 
 

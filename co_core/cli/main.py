@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument
 
 from co_core.cli import config, models
 from co_core.cli.output import console, fail
@@ -272,12 +273,14 @@ def status_command(
         print(json.dumps([row.as_dict() for row in rows], indent=2))
     else:
         from rich.table import Table
+        from rich.text import Text
 
         colours = {"ok": "green", "warn": "yellow", "fail": "red", "off": "dim"}
         table = Table("check", "plugin", "state", "detail")
         for row in rows:
             colour = colours[row.state]
-            table.add_row(row.name, row.plugin, f"[{colour}]{row.state}[/{colour}]", row.detail)
+            # plain text: `pip install "co-core[local]"` is no markup
+            table.add_row(row.name, row.plugin, Text(row.state, colour), Text(row.detail))
         console().print(table)
     if any(row.state == "fail" for row in rows):
         raise typer.Exit(1)
@@ -316,21 +319,56 @@ def build(co: App) -> typer.Typer:
     return app
 
 
+class _PlainArgument(TyperArgument):
+    """An argument written ``KEY`` (``[KEY]`` when optional) in usage lines, as click and
+    most tools write it: Typer writes a required one ``{key}``, which reads as something
+    to type, braces and all."""
+
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
+        text = super().make_metavar(ctx, usage=usage)
+        if usage and self.metavar is None:
+            name = self.name or ""
+            return text.replace(f"{{{name}}}", name.upper()).replace(
+                f"[{name}]", f"[{name.upper()}]"
+            )
+        return text
+
+
+def plain_usage(command: Any) -> Any:
+    """Every argument of ``command`` (a Typer command or group) and of its subcommands
+    written plainly in usage lines."""
+    for param in command.params:
+        if type(param) is TyperArgument:
+            param.__class__ = _PlainArgument
+    for sub in getattr(command, "commands", {}).values():
+        plain_usage(sub)
+    return command
+
+
+def _error_line(exc: BaseException) -> None:
+    from rich.markup import escape
+
+    console(stderr=True).print(
+        f"[red]co: error:[/red] {escape(str(exc))}", markup=True, highlight=False, soft_wrap=True
+    )
+
+
 def main() -> None:
     try:
         co = load_app()
-        command = typer.main.get_command(build(co))
+        command = plain_usage(typer.main.get_command(build(co)))
         command.main(prog_name="co", standalone_mode=True, obj=co)
     except CoError as exc:
-        from rich.markup import escape
-
-        console(stderr=True).print(
-            f"[red]co: error:[/red] {escape(str(exc))}",
-            markup=True,
-            highlight=False,
-            soft_wrap=True,
-        )
+        _error_line(exc)
         sys.exit(2)
+    except OSError as exc:  # a read-only home, a full disk: one line, as `co status` says it
+        from co_core.kernel.paths import unwritable
+
+        problem = unwritable(exc)
+        if problem is None:
+            raise
+        _error_line(problem)
+        sys.exit(1)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         sys.exit(130)

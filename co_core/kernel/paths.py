@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
+
+from co_core.kernel.errors import CoError
 
 APP = "co"
 
@@ -31,6 +34,62 @@ def cache_dir() -> Path:
 
 def settings_file() -> Path:
     return config_dir() / "settings.json"
+
+
+# Co's own folders: what each is called in a message, and the variable that moves it
+FOLDERS = {
+    "config": ("settings directory", "CO_CONFIG_DIR", config_dir),
+    "data": ("data directory", "CO_DATA_DIR", data_dir),
+    "cache": ("cache directory", "CO_CACHE_DIR", cache_dir),
+}
+UNWRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT}
+
+
+class NotWritable(CoError):
+    """One of Co's own folders cannot be written (a read-only home, a full disk)."""
+
+
+def not_writable(kind: str, error: OSError) -> NotWritable:
+    """The one line for Co's ``kind`` folder (config, data, cache) being unwritable."""
+    label, env, where = FOLDERS[kind]
+    reason = error.strerror or str(error)
+    return NotWritable(
+        f"{label} {where()} is not writable ({reason}): make it writable, or point {env} "
+        "at a folder that is"
+    )
+
+
+def writable(kind: str) -> NotWritable | None:
+    """None when Co can write into its ``kind`` folder (made if missing), else why not."""
+    import tempfile
+
+    try:
+        folder = ensure_dir(FOLDERS[kind][2]())
+        with tempfile.NamedTemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return not_writable(kind, exc)
+    return None
+
+
+def unwritable(exc: BaseException) -> NotWritable | None:
+    """The one line for an error that is one of Co's folders being unwritable, else None.
+
+    It is, when it (or what caused it) is an OSError such as EROFS or EACCES about a path
+    in one of those folders, or on the way to one (``~/.config`` when the settings
+    directory is ``~/.config/co``)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in UNWRITABLE and current.filename:
+            where = Path(os.path.abspath(os.fsdecode(current.filename)))
+            for kind, (_label, _env, folder) in FOLDERS.items():
+                mine = Path(os.path.abspath(folder()))
+                if where == mine or where in mine.parents or mine in where.parents:
+                    return not_writable(kind, current)
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def ensure_dir(path: Path, mode: int = 0o700) -> Path:

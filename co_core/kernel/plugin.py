@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import TYPE_CHECKING
 
 from co_core.kernel import paths
@@ -27,12 +26,9 @@ def settings_check(settings: Settings) -> CheckResult:
 
 def data_dir_check() -> CheckResult:
     folder = paths.data_dir()
-    try:
-        paths.ensure_dir(folder)
-        with tempfile.NamedTemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        return fail(f"{folder}: not writable ({exc.strerror})")
+    problem = paths.writable("data")
+    if problem is not None:
+        return fail(str(problem))
     free = os.statvfs(folder)
     return ok(f"{folder} ({free.f_bavail * free.f_frsize // 2**30} GiB free)")
 

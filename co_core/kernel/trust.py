@@ -107,4 +107,6 @@ def _own_group(gid: int) -> bool:
 
 
 def is_trusted(folder: Path) -> bool:
+    """Does Co take ``folder``'s ``.co/`` (settings, rules, MCP servers)? Only once the
+    user trusted it (``co trust``)."""
     return folder.resolve() in trusted_folders()

@@ -507,7 +507,10 @@ class PolicyEngine:
         keys = decision.pending or (decision.key,)
         if approved and (scope == "project" or decision.effect == "ask_once"):
             for key in keys:
-                self.grant_project(key, tool=decision.tool)
+                try:
+                    self.grant_project(key, tool=decision.tool)
+                except OSError:  # a read-only home (said at the start): this session only
+                    self.grant_session(key, tool=decision.tool)
         elif approved and scope == "session":
             for key in keys:
                 self.grant_session(key, tool=decision.tool)

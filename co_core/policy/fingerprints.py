@@ -70,5 +70,9 @@ def check_upgrades(tools: Iterable[ToolSpec]) -> list[str]:
             notices.append(f"{dropped} saved approval(s) for these tools will be asked again")
     if new != old:
         merged = {**old, **new}
-        paths.write_private(fingerprint_file(), json.dumps(merged, indent=2, sort_keys=True) + "\n")
+        try:
+            text = json.dumps(merged, indent=2, sort_keys=True) + "\n"
+            paths.write_private(fingerprint_file(), text)
+        except OSError:  # a read-only home (said once): the next start compares again
+            pass
     return notices

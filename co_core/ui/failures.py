@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,50 @@ class Failure:
 
     def __str__(self) -> str:
         return f"{self.message} (hint: {self.hint})" if self.hint else self.message
+
+
+# pydantic-ai's words for a missing key or SDK, written for a developer ("pass it via
+# AnthropicProvider(api_key=...)", "use the built-in test model: Agent('test')")
+_NO_KEY = re.compile(
+    r"Set the `(?P<env>\w+)` environment variable or pass it via `\w+\(api_key=\.\.\.\)` "
+    r"to use the (?P<provider>.+?) provider\..*",
+    re.DOTALL,
+)
+_NO_CREDENTIALS = re.compile(  # the openai SDK's, when the variable is set but empty
+    r"(?:\w+Error: )?Missing credentials\. .*?set the `(?P<env>\w+)`.*", re.DOTALL
+)
+_NO_SDK = re.compile(
+    r"Please install the `(?P<package>[\w.-]+)` package to use the (?P<provider>.+?) provider, "
+    r"you can use the `(?P<group>[\w-]+)` optional group.*",
+    re.DOTALL,
+)
+
+
+def in_cos_words(text: str) -> str:
+    """A line as Co says it: a library's advice to developers, rewritten for the user."""
+    if found := _NO_CREDENTIALS.search(text):
+        env = found["env"]
+        said = (
+            f"{env} holds no API key: set it to yours (`export {env}=…`) in the environment "
+            "Co runs in, or choose another model with --model"
+        )
+        return text[: found.start()] + said
+    if found := _NO_KEY.search(text):
+        env, provider = found["env"], found["provider"]
+        said = (
+            f"{provider} needs an API key: set {env} in the environment Co runs in "
+            f"(`export {env}=…`), or choose another model with --model"
+        )
+        return text[: found.start()] + said
+    if found := _NO_SDK.search(text):
+        package, provider, group = found["package"], found["provider"], found["group"]
+        said = (
+            f"{provider} models need the `{package}` package, which this Co does not have: "
+            f'install "pydantic-ai-slim[{group}]" where Co is installed, or choose another '
+            "model with --model"
+        )
+        return text[: found.start()] + said
+    return text
 
 
 def _first_line(exc: BaseException, width: int = 300) -> str:
@@ -57,9 +102,18 @@ def _safe(model: Any, name: str) -> str:
 def describe(exc: BaseException, model_label: str = "the model", model: Any = None) -> Failure:
     """One line for the user; never a traceback. ``model`` (the pydantic-ai model) lets a
     connection failure name the server's URL."""
+    failure = _described(exc, model_label, model)
+    said = in_cos_words(failure.message)
+    if said != failure.message:  # a known misstep of the user's, not a bug: no hint needed
+        return Failure(said)
+    return failure
+
+
+def _described(exc: BaseException, model_label: str, model: Any) -> Failure:
     from pydantic_ai import exceptions as pe
 
     from co_core.agent.calls.loops import TurnStopped
+    from co_core.kernel import paths
     from co_core.kernel.errors import CoError
     from co_core.sessions.overflow import context_overflow
 
@@ -67,6 +121,8 @@ def describe(exc: BaseException, model_label: str = "the model", model: Any = No
         return Failure(str(exc), exc.hint)
     if isinstance(exc, CoError):
         return Failure(str(exc))
+    if (unwritable := paths.unwritable(exc)) is not None:  # a read-only home, a full disk
+        return Failure(str(unwritable))
     if isinstance(exc, pe.UsageLimitExceeded):
         return Failure(
             f"turn stopped: {_first_line(exc).split('. ')[0].rstrip('.')}",

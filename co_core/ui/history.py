@@ -16,6 +16,14 @@ class MaskedFileHistory(FileHistory):
     def __init__(self, filename: str, redactor: Redactor | None = None) -> None:
         super().__init__(filename)
         self.redactor = redactor or Redactor()
+        self.failed = False
 
     def store_string(self, string: str) -> None:
-        super().store_string(self.redactor.text(string))
+        """Append the masked line; a file that stops taking lines (the disk filled up, the
+        folder went read-only) leaves this session's history in memory only."""
+        if self.failed:
+            return
+        try:
+            super().store_string(self.redactor.text(string))
+        except OSError:
+            self.failed = True

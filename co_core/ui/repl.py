@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
 
 from co_core.agent.conversation import Conversation
@@ -38,7 +39,8 @@ from co_core.kernel.errors import CoError, SettingsError, print_warning
 from co_core.ui.answer import Outputs
 from co_core.ui.history import MaskedFileHistory
 from co_core.ui.render import call_line, output_text, result_lines, shown_args, visible
-from co_core.ui.signals import Ending
+from co_core.ui.signals import CtrlC, Ending
+from co_core.ui.typeahead import TypeAhead
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -116,6 +118,8 @@ class TurnView:
     flushed_at: float = 0.0  # time.monotonic() of the last print of tool lines
     width: int = 0  # the terminal's, read once per start (rich asks the OS on every access)
     redraw: asyncio.TimerHandle | None = None  # the next redraw of the live region
+    running: dict[str, tuple[str, float]] = field(default_factory=dict)  # call: line, since
+    spinner: Any = None
 
     def start(self) -> None:
         from rich.live import Live
@@ -128,8 +132,9 @@ class TurnView:
             loop = None
         # Redrawn from the event loop rather than rich's refresh thread: a thread of its own
         # would take the GIL from the turn twelve times a second.
+        self.spinner = Spinner("dots", text=self._status())
         self.live = Live(
-            Spinner("dots", text=" Co is thinking…"),
+            self._render(),
             console=self.console,
             transient=True,
             refresh_per_second=12,
@@ -142,15 +147,26 @@ class TurnView:
     def _redraw(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.live is None:
             return
+        if self.spinner is not None:
+            self.spinner.update(text=self._status())  # the seconds of a call that runs
         self.live.refresh()
         self.redraw = loop.call_later(1 / self.live.refresh_per_second, self._redraw, loop)
 
     def _render(self) -> Any:
-        from rich.spinner import Spinner
-
         if self.text:
             return self  # laid out when the live region is redrawn (``__rich__``)
-        return Spinner("dots", text=" Co is thinking…")
+        return self.spinner
+
+    def _status(self) -> str:
+        """The spinner's words: what runs (a tool call, for how long), or the model."""
+        if not self.running:
+            return " Co is thinking…"
+        line, since = next(reversed(self.running.values()))
+        seconds = f" · {time.monotonic() - since:.0f} s" if time.monotonic() - since >= 2 else ""
+        more = f" (+{len(self.running) - 1} more)" if len(self.running) > 1 else ""
+        room = max(20, (self.width or self.console.width) - 40)
+        line = line if len(line) <= room else line[: room - 1] + "…"
+        return f" running {line}{more}{seconds} · Ctrl+C cancels"
 
     def __rich__(self) -> Any:
         """The answer so far, laid out only when the live region is redrawn (12 times a
@@ -242,7 +258,9 @@ class TurnView:
                 self.commit()
             self._line(line, "cyan")
             if not record.ended:
+                self.running[record.call_id] = (visible(line[2:]), time.monotonic())
                 return
+        self.running.pop(record.call_id, None)
         colour = "dim" if record.status == "ok" else "yellow"
         first, *rest = result_lines(record.result, record.status)
         self._line("  → " + first, colour)
@@ -260,6 +278,16 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
+def _history() -> History:
+    """The input history: a file in the data directory, or (it cannot be written: a
+    read-only home) this session's lines only; the conversation says so once."""
+    if paths.writable("data") is not None:
+        from prompt_toolkit.history import InMemoryHistory
+
+        return InMemoryHistory()
+    return MaskedFileHistory(str(paths.data_dir() / "history"))
+
+
 class StartupFailed(Exception):
     """Settings turned out bad after the prompt appeared (``Repl.fatal`` says how)."""
 
@@ -274,9 +302,8 @@ class Repl:
         self.conversation = Conversation(app, frontend=self, **options)
         self._console = console
         self.commands = self._commands()
-        history = paths.ensure_dir(paths.data_dir()) / "history"
         self.prompt: PromptSession[str] = PromptSession(
-            history=MaskedFileHistory(str(history)),
+            history=_history(),
             completer=SlashCompleter(self.commands, self._session_ids),
             complete_while_typing=True,
             key_bindings=key_bindings(),
@@ -290,6 +317,10 @@ class Repl:
         self.fatal: BaseException | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
         self.ending = False  # SIGTERM/SIGHUP: leave after what runs is cancelled
+        self.ctrl_c = CtrlC()  # where Ctrl+C goes while no prompt reads the keyboard
+        self.typeahead = TypeAhead()  # keys typed while Co is busy, for the next prompt
+        self.offered: dict[str, Path | CoError | None] = {}  # downloads asked about
+        self.turn_task: asyncio.Task[None] | None = None  # the running turn, Ctrl+C cancels it
         self.downloading: threading.Event | None = None  # set it to stop the download
 
     @property
@@ -482,11 +513,10 @@ class Repl:
         if command is None:
             self.error(f"unknown command /{name}", "/help lists them")
             return
-        loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(self._slash_result(command, arg))
-        loop.add_signal_handler(signal.SIGINT, task.cancel)  # Ctrl+C: back to the prompt
         try:
-            out = await task
+            with self.ctrl_c.to(task.cancel):  # Ctrl+C: back to the prompt
+                out = await task
         except asyncio.CancelledError:
             self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
             return
@@ -497,8 +527,6 @@ class Repl:
                 str(describe(exc, self.conversation.model_label, self.conversation.model_object))
             )
             return
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
         if out:
             shown = visible(out) if isinstance(out, str) else out
             self.console.print(shown, markup=False, highlight=False, soft_wrap=True)
@@ -519,9 +547,12 @@ class Repl:
     # -- approvals -----------------------------------------------------------------------
 
     async def _ask(self, question: str) -> str:
+        """A question asked while something runs: Ctrl+C is a key here (KeyboardInterrupt),
+        and SIGINT stays with what runs (``handle_sigint=False``, see ``CtrlC``)."""
+        self.typeahead.drain()  # typed before the question: for the chat, not an answer
         if self.ask_prompt is None:
             self.ask_prompt = PromptSession()  # answers stay out of the input history
-        answer: str = await self.ask_prompt.prompt_async(question)
+        answer: str = await self.ask_prompt.prompt_async(question, handle_sigint=False)
         return answer.strip()
 
     def _plain(self, lines: list[str], style: str = "") -> None:
@@ -581,12 +612,19 @@ class Repl:
                     answer = parse_answer(await self._ask(QUESTION))
                 if answer is None or (not answer.approved and not answer.reason):
                     answer = Answer(False, await self._ask(REASON_QUESTION))
-            except (KeyboardInterrupt, EOFError):
-                return Answer(False, "cancelled at the approval prompt")
+            except EOFError:  # Ctrl+D: no answer is a no
+                return Answer(False, "no answer at the approval prompt (Ctrl+D)")
+            except KeyboardInterrupt:  # Ctrl+C cancels the turn, as it does anywhere in it
+                self._cancel_turn()
+                raise asyncio.CancelledError() from None
         finally:
             if self.view is not None:
                 self.view.start()
         return answer
+
+    def _cancel_turn(self) -> None:
+        if self.turn_task is not None:
+            self.turn_task.cancel()
 
     def show(self, record: ToolCallRecord) -> None:
         if self.view is not None:
@@ -626,7 +664,11 @@ class Repl:
 
     def warn(self, message: str) -> None:
         """Warnings from any thread, printed above the prompt line rather than through it."""
-        shown = visible(message)  # it may quote an MCP server or a plugin
+        from co_core.ui.failures import in_cos_words
+
+        # a model that cannot start: its library's advice in Co's words; it may quote an
+        # MCP server or a plugin
+        shown = visible(in_cos_words(message))
         self._above_prompt(lambda: print_warning(shown))
 
     def notice(self, message: str) -> None:
@@ -666,13 +708,21 @@ class Repl:
             return None
         if threading.current_thread() is threading.main_thread():
             return None  # the loop runs here: it cannot also ask
+        if offer.name in self.offered:  # asked once a session: the answer, or the failure
+            earlier = self.offered[offer.name]
+            if isinstance(earlier, CoError):
+                raise earlier
+            return earlier
         future = asyncio.run_coroutine_threadsafe(self._offer(offer), loop)
         try:
-            return future.result()
-        except CoError:  # the download failed or was stopped (it resumes next time)
+            taken = future.result()
+        except CoError as exc:  # the download failed or was stopped (it resumes next time)
+            self.offered[offer.name] = exc
             raise
         except BaseException:  # cancelled: Co is ending
             return None
+        self.offered[offer.name] = taken
+        return taken
 
     async def _offer(self, offer: DownloadOffer) -> Path | None:
         from prompt_toolkit.application import in_terminal
@@ -687,30 +737,51 @@ class Repl:
             view.pause()
         try:
             async with in_terminal():
-                try:
-                    answer = await self._ask(offer.question)
-                except (KeyboardInterrupt, EOFError):
-                    answer = ""
-                if answer.strip().lower() not in ("y", "yes"):
-                    return None
-                return await self._download(offer)
+                while True:
+                    try:
+                        answer = await self._ask(offer.question)
+                    except (KeyboardInterrupt, EOFError):
+                        answer = "n"
+                    word = answer.strip().lower()
+                    if word in ("y", "yes"):
+                        return await self._download(offer)
+                    if word in ("", "n", "no"):
+                        return None
+                    # typed for the chat as the question appeared: kept for it, not a "no"
+                    self._keep_for_chat(answer)
+                    shown = answer if len(answer) <= 40 else answer[:39] + "…"
+                    self._plain([f"(“{visible(shown)}” is kept for the chat) y or n?"], "dim")
         finally:
+            self._keep_for_chat("")
             if view is not None and self.view is view:
                 view.start()
+
+    def _keep_for_chat(self, text: str) -> None:
+        """Text typed for the conversation while a question had the keyboard: back into
+        the ``co>`` line being typed, or kept for the next one."""
+        self.typeahead.keep(text)
+        if self.prompt.app.is_running:
+            from prompt_toolkit.document import Document
+
+            added = self.typeahead.take()
+            if added:
+                buffer = self.prompt.default_buffer
+                joined = f"{buffer.text} {added}" if buffer.text else added
+                buffer.set_document(Document(joined, len(joined)), bypass_readonly=True)
 
     async def _download(self, offer: DownloadOffer) -> Path:
         """Download with a progress bar; Ctrl+C stops it (``PullCancelled``; the next start
         resumes it). A failure is raised: the caller says what Co does instead."""
         from co_core.ui.progress import download_bar
 
-        loop = asyncio.get_running_loop()
         self.downloading = cancel = threading.Event()
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
         try:
-            with download_bar(self.console, offer.title, offer.size) as update:
+            with (
+                self.ctrl_c.to(cancel.set),
+                download_bar(self.console, offer.title, offer.size) as update,
+            ):
                 path = await asyncio.to_thread(offer.run, update, cancel)
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
             self.downloading = None
         self.console.print(f"Downloaded {path.name} to {path.parent}.", highlight=False)
         return path
@@ -751,13 +822,12 @@ class Repl:
     async def turn(self, text: str) -> None:
         from co_core.ui.failures import describe
 
-        loop = asyncio.get_running_loop()
         self.view = TurnView(self.console)
         self.view.start()
-        task = asyncio.ensure_future(self._run(text))
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        self.turn_task = task = asyncio.ensure_future(self._run(text))
         try:
-            await task
+            with self.ctrl_c.to(task.cancel), self.typeahead.quiet():
+                await task
         except asyncio.CancelledError:
             self.view.stop()
             self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
@@ -766,7 +836,7 @@ class Repl:
             failure = describe(exc, self.conversation.model_label, self.conversation.model_object)
             self.error(failure.message, failure.hint)
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
+            self.turn_task = None
             if self.view is not None:
                 self.view.commit()
                 self.view.stop()
@@ -779,7 +849,10 @@ class Repl:
         assert self.view is not None
         result = await self.conversation.run_turn(text, self.view.on_event)
         if result.output.strip() and result.output.strip() not in self.view.seen:
-            self.view.text += result.output  # an answer Co gave in the model's place
+            # An answer Co gave in the model's place (a small model's that the result did
+            # not bear out): it replaces what the model streamed, still on screen unprinted,
+            # as it did in the conversation; never pasted on after it.
+            self.view.text = result.output
         if self.conversation.last_usage is not None:
             from co_core.telemetry.usage import format_usage_line
 
@@ -811,7 +884,9 @@ class Repl:
                 # before the first redraw; ``call_soon`` runs after it), so the import-heavy
                 # thread never competes with the first render for the GIL.
                 pre_run = partial(self._start_once, loop, start) if start else None
-                line = await self.prompt.prompt_async(self.prompt_text, pre_run=pre_run)
+                line = await self.prompt.prompt_async(
+                    self.prompt_text, pre_run=pre_run, default=self.typeahead.take()
+                )
                 start = None
             except KeyboardInterrupt:
                 now = time.monotonic()

@@ -1,4 +1,5 @@
-"""SIGTERM and SIGHUP (the terminal was closed) end Co the way Ctrl+D does.
+"""SIGTERM and SIGHUP (the terminal was closed) end Co the way Ctrl+D does; where Ctrl+C
+goes in ``co chat`` (:class:`CtrlC`).
 
 Python's default for both is to die on the spot: no ``finally``, so the local model
 server, MCP servers and sandbox cgroups were left behind. Here the first signal stops what
@@ -12,10 +13,11 @@ reaps anything else a dead Co left (:func:`co_core.agent.local.server.reap`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
@@ -86,3 +88,36 @@ class Ending:
             loop.call_soon_threadsafe(task.cancel)
             return
         raise SystemExit(self.code)
+
+
+class CtrlC:
+    """Where Ctrl+C goes in ``co chat`` while no prompt reads the keyboard: to what runs
+    innermost (a download started during a turn stops the download, then the turn again).
+
+    One owner for SIGINT on the chat's event loop. Questions asked while something runs
+    (an approval, a download) read Ctrl+C as a key and must not take SIGINT over:
+    prompt_toolkit's own handling, when such a prompt ends, removes the loop's handler
+    and puts back Python's no-op one, after which Ctrl+C did nothing at all.
+    """
+
+    def __init__(self) -> None:
+        self._targets: list[Callable[[], object]] = []
+
+    @contextlib.contextmanager
+    def to(self, target: Callable[[], object]) -> Iterator[None]:
+        """Ctrl+C calls ``target`` while inside (on the running loop)."""
+        loop = asyncio.get_running_loop()
+        self._targets.append(target)
+        loop.add_signal_handler(signal.SIGINT, self._fire)
+        try:
+            yield
+        finally:
+            self._targets.remove(target)
+            if self._targets:
+                loop.add_signal_handler(signal.SIGINT, self._fire)
+            else:
+                loop.remove_signal_handler(signal.SIGINT)
+
+    def _fire(self) -> None:
+        if self._targets:
+            self._targets[-1]()

@@ -81,9 +81,28 @@ class Turn:
 
 
 def default_db() -> Path:
+    """``changes.sqlite3`` in the data directory; where that cannot be written (a read-only
+    home), a private file of this process's, removed when it exits: ``/undo`` still
+    covers the session."""
     from co_core.kernel import paths
 
-    return paths.ensure_dir(paths.data_dir()) / "changes.sqlite3"
+    if paths.writable("data") is None:
+        return paths.data_dir() / "changes.sqlite3"
+    import atexit
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="co-changes-", suffix=".sqlite3")
+    os.close(fd)
+    atexit.register(_remove, Path(name))
+    return Path(name)
+
+
+def _remove(path: Path) -> None:
+    for leftover in (path, path.with_name(path.name + "-journal")):
+        try:
+            leftover.unlink()
+        except OSError:
+            pass
 
 
 def _normal(path: Path) -> Path:

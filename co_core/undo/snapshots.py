@@ -27,6 +27,9 @@ SKIPPED_DIRS = frozenset(
     {".git", ".co", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
      ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox"}
 )  # fmt: skip
+# not tracked whatever they are: a sandbox's placeholder for a missing one is an empty
+# file or folder that comes and goes with a command, never a change to undo
+OWN_NAMES = frozenset({".git", ".co"})
 KEEP_FILE_BYTES = 256 * 1024
 KEEP_TOTAL_BYTES = 32 * 1024 * 1024
 MAX_ENTRIES = 50_000
@@ -81,7 +84,9 @@ def take(root: Path, *, keep_contents: bool = True, max_entries: int = MAX_ENTRI
         except OSError:
             continue
         for item in items:
-            if item.name in SKIPPED_DIRS and item.is_dir(follow_symlinks=False):
+            if item.name in SKIPPED_DIRS and (
+                item.name in OWN_NAMES or item.is_dir(follow_symlinks=False)
+            ):
                 continue
             if len(snap.entries) >= max_entries:
                 snap.complete = False

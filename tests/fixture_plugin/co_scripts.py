@@ -25,6 +25,11 @@ def _turns(messages: list) -> int:
 def script(messages: list, info: object) -> ModelResponse:
     last = messages[-1].parts[-1] if messages and messages[-1].parts else None
     if isinstance(last, ToolReturnPart):
+        if last_user_text(messages).startswith("contra "):  # an answer the result belies
+            return ModelResponse(parts=[TextPart("Nothing matches that.")])
+        if last.tool_name == "slow" and last_user_text(messages).startswith("later "):
+            name = last_user_text(messages).split()[1]  # "later NAME": wait, then write
+            return ModelResponse(parts=[ToolCallPart("write_note", {"name": name, "text": "x"})])
         content = last.content
         shown = content.display if isinstance(content, ToolResult) else content
         if last.tool_name in QUOTED:  # a model quoting a file or an output without a fence
@@ -34,9 +39,11 @@ def script(messages: list, info: object) -> ModelResponse:
     if text.startswith("Transcript to summarise:"):  # /compact: a summary, shorter than it
         return ModelResponse(parts=[TextPart(f"The user sent {text.count('User:')} messages.")])
     word, _, rest = text.partition(" ")
+    if word == "later":  # "later NAME": a slow call first, then a write that asks
+        return ModelResponse(parts=[ToolCallPart("slow", {"seconds": 2.0})])
     if word == "slow":
         return ModelResponse(parts=[ToolCallPart("slow", {"seconds": float(rest or 30)})])
-    if word == "colour":
+    if word in ("colour", "contra"):
         return ModelResponse(parts=[ToolCallPart("lookup", {"query": rest})])
     if word == "write":
         name, _, body = rest.partition(" ")

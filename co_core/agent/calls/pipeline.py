@@ -24,6 +24,7 @@ loop guard and the toolbox. None of them moves a record or works out its argumen
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from co_core.agent.calls.record import (
     ToolCallRecord,
 )
 from co_core.agent.frontend import NO_TERMINAL, Answer
+from co_core.kernel.cancel import cancellable
 from co_core.kernel.permits import Permit, running_with
 from co_core.kernel.tools import CallRefused
 
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from co_core.kernel.deps import CoDeps
     from co_core.policy.engine import Decision, PolicyEngine
 
+STOP_WAIT = 1.5  # s a cancelled call's tool gets to end what it started (a sandboxed command)
 NOT_OFFERED = "{tool} was not offered in this step; it is offered from the next one"
 COVERED = "allowed by your answer to an earlier call"
 
@@ -198,7 +201,7 @@ class CallPipeline:
         record.run_at = time.perf_counter()
         try:
             with running_with(_permit(record)):  # the tool sees what let it run
-                result = await run(dict(record.call.args))
+                result = await _stoppable(run, dict(record.call.args))
         except BaseException as error:
             ended = outcome(error)
             if ended is not None:
@@ -242,6 +245,36 @@ class CallPipeline:
         again when it ends; a call that ends before it resolves is drawn as written then."""
         if event == "resolved" or event == "ended":
             self.frontend.show(record)
+
+
+async def _stoppable(run: Callable[[dict[str, Any]], Awaitable[Any]], args: dict[str, Any]) -> Any:
+    """Run a tool so that cancelling the call stops the tool, not only the wait for it.
+
+    A tool written as a plain function runs in a worker thread that cancellation does not
+    reach. So the tool runs in a task of its own, holding the call's cancel event
+    (:func:`co_core.kernel.cancel.cancel_event`). When the call is cancelled, the event is
+    set, and a tool that listens to it gets ``STOP_WAIT`` seconds to end what it started
+    (a sandboxed command is killed) before the cancellation goes on; any other tool is
+    cancelled at once (an async one stops there; a thread that does not listen runs on,
+    its result dropped).
+    """
+    with cancellable() as stop:
+        running = asyncio.ensure_future(run(args))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        stop.set()
+        if stop.listened:
+            await asyncio.wait([running], timeout=STOP_WAIT)
+        running.add_done_callback(_quietly)
+        running.cancel()
+        raise
+
+
+def _quietly(task: asyncio.Future[Any]) -> None:
+    """What a stopped tool raised is no news: its call was cancelled."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _refusal(error: CallRefused | OSError) -> str:

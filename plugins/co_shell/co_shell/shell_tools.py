@@ -14,7 +14,7 @@ import os
 import shlex
 from contextlib import nullcontext
 
-from co_core import ModelRetry, ToolContext, current_permit, span
+from co_core import ModelRetry, ToolContext, cancel_event, current_permit, span
 from co_shell import pathsafe, python_run
 from co_shell.keys import SANDBOX
 from co_shell.sandbox import CommandResult, SandboxError, check
@@ -42,10 +42,13 @@ def run_in_sandbox(
 
     ``shown`` is the command as traces name it (default: argv joined). ``read_only``: the
     sandbox mounts every path read-only for it but ``/tmp``."""
+    cancel = cancel_event()  # Ctrl+C: the command is killed (Co waits for that)
     sandbox = ctx.deps.resource(SANDBOX)
     settings = ctx.deps.section(ShellSettings)
     # e.g. a new container's placeholders for .git/.co are not a change
     sandbox.prepare(read_only=read_only)
+    if cancel.is_set():  # cancelled while the sandbox was starting: nothing runs
+        raise ModelRetry("the command was cancelled before it started")
     backend = getattr(sandbox, "name", type(sandbox).__name__)
     # what the command changes in the workspace is recorded, so /undo covers it
     watching = (
@@ -61,7 +64,7 @@ def run_in_sandbox(
             read_only=read_only,
             content={"command": shown or shlex.join(argv)},
         ) as s:
-            result = sandbox.run(argv, settings.timeout, read_only=read_only)
+            result = sandbox.run(argv, settings.timeout, cancel, read_only=read_only)
             s.set(exit_code=result.exit_code, timed_out=result.timed_out)
             if result.exit_code or result.timed_out:
                 s.error("timed out" if result.timed_out else f"exit code {result.exit_code}")

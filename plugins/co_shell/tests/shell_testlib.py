@@ -48,7 +48,7 @@ def docker_problem() -> str | None:
 
 def make_workspace() -> Path:
     """A workspace the sandbox user can enter and write (uid 1000 when tests run as root)."""
-    folder = Path(tempfile.mkdtemp(prefix="co-ws-", dir="/tmp"))
+    folder = Path(tempfile.mkdtemp(prefix="co-ws-"))
     folder.chmod(0o755)
     if os.getuid() == 0:
         os.chown(folder, FALLBACK_UID, FALLBACK_UID)

@@ -28,7 +28,7 @@ from co_shell.sandbox.base import SHELL
 from pydantic_ai import ModelRetry
 from shell_testlib import chown_tree, make_workspace, require_backend, run_agent
 
-from co_core.testing import make_deps
+from co_core.testing import make_deps, run_co
 
 SANDBOXES = ["docker", "bubblewrap"]
 
@@ -144,6 +144,11 @@ def _git_repo(workspace: Path) -> None:
     (workspace / ".co" / "policy.json").write_text('{"rules": [{"deny": "shell:exec:*"}]}\n')
 
 
+def _plain_repo(workspace: Path) -> None:
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+
+
 EVIL_CONFIG = "printf '[core]\\n\\tfsmonitor = touch OWNED\\n'"
 HOOK = "printf '#!/bin/sh\\ntouch OWNED\\n'"
 ALLOW_ALL = 'printf \'{"rules": [{"allow": "*"}]}\\n\''
@@ -202,17 +207,30 @@ def test_git_and_co_cannot_be_changed_from_inside(deps: Any, workspace: Path) ->
     assert {name: _tree(workspace / name) for name in (".git", ".co")} == before
 
 
-def test_git_and_co_cannot_be_created_from_inside(deps: Any, workspace: Path) -> None:
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "untrusted"])
+def test_git_and_co_cannot_be_created_from_inside(
+    deps: Any, workspace: Path, trusted: bool
+) -> None:
+    """In a folder the user trusted, a missing ``.co`` is held like ``.git``; elsewhere Co
+    ignores a ``.co``, so one a command makes is moved aside when the command ends."""
+    if trusted:
+        assert run_co("trust", str(workspace)).returncode == 0
     chown_tree(workspace)
     deps.changes.next_turn()
     for vector in VECTORS_WHEN_MISSING:
-        shell(deps, vector)
+        told = shell(deps, vector)
         assert not os.path.lexists(workspace / ".co" / "policy.json"), vector
         assert not os.path.lexists(workspace / ".co" / "settings.json"), vector
         assert not os.path.lexists(workspace / ".git" / "config"), vector
         assert not os.path.lexists(workspace / ".git" / "hooks"), vector
         assert not (workspace / ".git").is_file() or (workspace / ".git").stat().st_size == 0
         assert not (workspace / ".co").is_dir(), vector  # Co would take it for a project folder
+        if not trusted and any(
+            made in vector for made in ("mkdir .co", "made2 .co", "ln -s . .co")
+        ):
+            assert ".co (moved to .co.co-refused" in told, (vector, told)
+    refused = sorted(p.name for p in workspace.iterdir() if ".co-refused" in p.name)
+    assert (refused != []) is (not trusted), refused
     assert "WROTE" in shell(deps, NORMAL_WRITES)
     assert "Undid turn" in deps.changes.undo().text()
     assert not (workspace / "src").exists() and not (workspace / "made").exists()
@@ -395,12 +413,17 @@ def test_docker_rebuilds_when_git_is_replaced_on_the_host(co_dirs: Path, workspa
 def test_docker_does_not_reuse_a_kept_container_whose_mounts_went_stale(
     co_dirs: Path, workspace: Path
 ) -> None:
+    # a trusted folder whose .git and .co are its own (a container holding a placeholder
+    # of Co's is never kept): a repository, and a .co that is a file
+    assert run_co("trust", str(workspace)).returncode == 0
+    _plain_repo(workspace)
+    (workspace / ".co").write_text("a file, not Co's folder\n")
     chown_tree(workspace)
     kept = deps_for("docker", workspace, keep_container=True)
     try:
         shell(kept, "true")
     finally:
-        kept.close()  # left running for the next session, .co held by a placeholder
+        kept.close()  # left running for the next session, .co mounted read-only
     # The same file under a new name entry: same inode (so the same identity as when the
     # container was made), but the container's mount sat on the removed entry.
     os.link(workspace / ".co", workspace / "keep")
@@ -429,6 +452,7 @@ box.run(["bash", "-c", "while :; do echo x >> crash.log; sleep 0.1; done"])
 
 def test_docker_ends_what_a_killed_session_left_running(co_dirs: Path, workspace: Path) -> None:
     image = require_backend("docker")
+    _plain_repo(workspace)  # nothing of Co's in it: the container is kept
     chown_tree(workspace)
     session = subprocess.Popen([sys.executable, "-c", CRASHING_SESSION, str(workspace), image])
     try:

@@ -11,7 +11,7 @@ import pytest
 from co_shell.checks import sandbox_check
 from co_shell.keys import SANDBOX
 from co_shell.sandbox import SandboxUnavailable, make_sandbox
-from shell_testlib import make_workspace, require_backend, sandbox_for, settings_for
+from shell_testlib import chown_tree, make_workspace, require_backend, sandbox_for, settings_for
 
 from co_core.testing import make_app
 
@@ -55,6 +55,9 @@ def test_each_command_starts_with_an_empty_tmp_and_home(backend: str, workspace:
 
 def test_docker_reuses_one_container_per_workspace(workspace: Path) -> None:
     image = require_backend("docker")
+    (workspace / ".git").mkdir()  # a repository: the container holds no placeholder of Co's
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    chown_tree(workspace)
     first = sandbox_for("docker", workspace, image, keep_container=True)
     first.run(["sh", "-c", "echo one > /tmp/marker"])
     container_id = first.container().id
@@ -63,6 +66,27 @@ def test_docker_reuses_one_container_per_workspace(workspace: Path) -> None:
     assert second.container().id == container_id
     assert second.run(["ls", "-A", "/tmp"]).output == ""  # same container, but /tmp emptied
     second.close()  # removed this time
+    import docker
+
+    client = docker.from_env()
+    with pytest.raises(docker.errors.NotFound):
+        client.containers.get(container_id)
+    client.close()
+
+
+def test_a_container_holding_a_placeholder_is_not_kept(workspace: Path) -> None:
+    """No repository here: the container's read-only .git is Co's empty placeholder, so
+    even with keep_container the container goes when the session ends, and with it the
+    placeholder: nothing of Co's stays in the folder."""
+    image = require_backend("docker")
+    (workspace / "notes.txt").write_text("mine\n")
+    chown_tree(workspace)
+    box = sandbox_for("docker", workspace, image, keep_container=True)
+    box.run(["true"])
+    container_id = box.container().id
+    assert (workspace / ".git").is_dir()  # held while the container runs
+    box.close()
+    assert sorted(p.name for p in workspace.iterdir()) == ["notes.txt"]
     import docker
 
     client = docker.from_env()

@@ -3,6 +3,7 @@ and ``auto`` choosing among them (``choice``)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,9 +112,14 @@ class SandboxSwitch:
         self.current().prepare(read_only=read_only)
 
     def run(
-        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+        self,
+        argv: list[str],
+        timeout: float | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        read_only: bool = False,
     ) -> CommandResult:
-        result: CommandResult = self.current().run(argv, timeout, read_only=read_only)
+        result: CommandResult = self.current().run(argv, timeout, cancel, read_only=read_only)
         return result
 
     def close(self) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -61,6 +62,7 @@ class CommandResult:
     cut: int = 0  # bytes left out of ``output``
     timed_out: bool = False
     seconds: float = 0.0
+    cancelled: bool = False  # stopped because its call was cancelled (Ctrl+C)
 
 
 def with_refusals(result: CommandResult, refused: list[str]) -> CommandResult:
@@ -89,6 +91,8 @@ class SandboxError(Exception):
     def from_result(cls, result: CommandResult, timeout: float) -> SandboxError:
         if result.timed_out:
             message = f"command timed out after {timeout:g} s and was killed"
+        elif result.cancelled:
+            message = "command cancelled by the user and killed"
         else:
             message = f"command exited with code {result.exit_code}"
         return cls(message, result.exit_code, result.output, result.timed_out)
@@ -107,12 +111,18 @@ class Sandbox(Protocol):
         ...
 
     def run(
-        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+        self,
+        argv: list[str],
+        timeout: float | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        read_only: bool = False,
     ) -> CommandResult:
         """Run ``argv`` in the workspace; returns even on non-zero exit (see ``check``).
 
-        When it returns, every process the command started has ended. ``read_only``: the
-        workspace and every other path but ``/tmp`` are read-only for it, and ``/tmp`` is
+        When it returns, every process the command started has ended: at the timeout, or
+        soon after ``cancel`` is set (the call was cancelled), it is killed. ``read_only``:
+        the workspace and every other path but ``/tmp`` are read-only for it, and ``/tmp`` is
         emptied after it (a read-only preset allowed it: it must not be able to write).
         """
         ...
@@ -122,7 +132,7 @@ class Sandbox(Protocol):
 
 def check(result: CommandResult, timeout: float) -> CommandResult:
     """Raise SandboxError unless the command exited 0 in time."""
-    if result.timed_out or result.exit_code != 0:
+    if result.timed_out or result.cancelled or result.exit_code != 0:
         raise SandboxError.from_result(result, timeout)
     return result
 

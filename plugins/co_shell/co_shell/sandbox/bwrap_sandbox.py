@@ -22,10 +22,11 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import weakref
 from pathlib import Path
 
-from co_shell.sandbox import protect
+from co_shell.sandbox import keeper, protect
 from co_shell.sandbox.base import (
     READING_ENV,
     WORKDIR,
@@ -141,6 +142,7 @@ class BubblewrapSandbox:
         self.exe = shutil.which("bwrap") or "bwrap"
         self._cgroup: Cgroup | None = None
         self._cgroup_tried = False
+        self._watched = False  # the keeper knows the workspace (placeholders may be made)
         if os.getuid() == 0:
             self._check_access()
 
@@ -226,7 +228,12 @@ class BubblewrapSandbox:
         return self._cgroup
 
     def run(
-        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+        self,
+        argv: list[str],
+        timeout: float | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        read_only: bool = False,
     ) -> CommandResult:
         timeout = timeout or self.settings.timeout
         s = self.settings
@@ -235,6 +242,9 @@ class BubblewrapSandbox:
         drop = (self.uid, self.gid) if os.getuid() == 0 else None
         # with a cgroup, memory is capped there (OOM kill) instead of by address space
         memory = None if cgroup else parse_size(s.memory)
+        if not self._watched:  # before the first placeholder: gone even if Co is killed
+            keeper.watch(self.workspace)
+            self._watched = True
         with protect.one_at_a_time(self.workspace):
             # read-only: the whole workspace is, so nothing needs holding or refusing
             held = protect.Held((), ()) if read_only else protect.hold(self.workspace)
@@ -249,6 +259,7 @@ class BubblewrapSandbox:
                     preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
                     stop=_Stopper(info_read),
                     pass_fds=(info_write,),
+                    cancel=cancel,
                 )
             finally:
                 os.close(info_read)
@@ -265,3 +276,6 @@ class BubblewrapSandbox:
         if self._cgroup is not None:
             self._cgroup.remove()
         self._cgroup, self._cgroup_tried = None, False
+        if self._watched:  # every command removed its placeholders
+            keeper.cleaned(self.workspace)
+            self._watched = False

@@ -133,13 +133,15 @@ def _leftovers() -> dict[str, list[Path]]:
     return found
 
 
-def reap() -> list[str]:
+def reap(gone: str | None = None) -> list[str]:
     """Remove the cgroups of Co processes that are gone, killing what still runs in them
-    (a command of a Co killed with ``kill -9``); returns their names."""
+    (a command of a Co killed with ``kill -9``); returns their names. ``gone``: the token
+    of a Co known to have ended (its keeper saw it go), whose process may not be reaped
+    yet."""
     removed = []
     for name, folders in _leftovers().items():
         owner = _owner(name)
-        if owner is None or owner.alive():
+        if owner is None or (owner.alive() and owner.token() != gone):
             continue
         for folder in folders:
             _kill_members(folder)

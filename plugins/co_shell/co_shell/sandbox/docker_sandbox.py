@@ -14,8 +14,11 @@ the container that runs as the command's uid (``kill -9 -1`` as that uid); if ev
 cannot run (a fork bomb holding every process slot), the container is removed and made
 again on the next command. Commands of Co sessions sharing a workspace take turns.
 
-The read-only mounts hold on to what ``.git`` and ``.co`` were when the container
-started; if they are replaced on the host (``rm -rf .git && git init``), the container
+A missing ``.git`` (and, in a trusted folder, ``.co``) is held by a placeholder while the
+container runs; such a container is removed when Co ends, even with
+``shell.keep_container``, so that nothing of Co's stays in the workspace (and if Co is
+killed, its keeper removes both). The read-only mounts hold on to what ``.git`` and
+``.co`` were when the container started; if they are replaced on the host (``rm -rf .git && git init``), the container
 would see the new one unprotected. So Co keeps each of them open while it uses the
 container (their inode numbers cannot be reused meanwhile), compares them before every
 command and rebuilds the container when they changed; a container left running by an
@@ -42,7 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from co_shell.sandbox import protect
+from co_shell.sandbox import keeper, protect
 from co_shell.sandbox.base import (
     READING_ENV,
     SHELL,
@@ -106,6 +109,15 @@ def _short(exc: BaseException, width: int = 240) -> str:
 def _unescape(field: str) -> str:
     """A mount point as /proc/self/mountinfo writes it (space as \\040, ...), decoded."""
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def _until_done(reader: threading.Thread, deadline: float, cancel: threading.Event | None) -> None:
+    """Wait for the command's output to end, until the deadline or a cancel."""
+    while reader.is_alive() and (cancel is None or not cancel.is_set()):
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return
+        reader.join(left if cancel is None else min(left, 0.05))
 
 
 def container_name(workspace: Path, reading: bool = False) -> str:
@@ -196,6 +208,9 @@ class DockerSandbox:
         """The workspace's container, ready for a command: reused, adopted or (re)built."""
         import docker.errors
 
+        if not self._used:  # before the first placeholder: gone even if Co is killed
+            keeper.watch(self.workspace)
+            self._tell_keeper(keep=False)
         # the reader holds nothing: its whole workspace is read-only
         held = protect.Held((), ()) if self.reading else protect.hold(self.workspace)
         self._held = held  # what the next command's clean-up compares with
@@ -304,7 +319,18 @@ class DockerSandbox:
             return "ro" in mounted.get(WORKDIR, [])
         return all(f"{WORKDIR}/{name}" in mounted for name in held.names)
 
+    def _keeps(self) -> bool:
+        """Is the container left running when Co ends? Only as the user asked, and only
+        when it holds no placeholder: nothing of Co's stays in the workspace."""
+        held = self._held
+        return self.settings.keep_container and held is not None and not held.placeholders
+
+    def _tell_keeper(self, keep: bool) -> None:
+        name = container_name(self.workspace, self.reading)
+        keeper.container(self.workspace, name, keep, f"{self.uid}:{self.gid}")
+
     def _use(self, container: Any, config: str, held: protect.Held) -> Any:
+        self._tell_keeper(self._keeps())
         container.reload()
         self._container, self._made_with = container, config
         self._init_pid = str(container.attrs["State"]["Pid"])
@@ -335,24 +361,33 @@ class DockerSandbox:
     # -- commands ------------------------------------------------------------------------
 
     def run(
-        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+        self,
+        argv: list[str],
+        timeout: float | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        read_only: bool = False,
     ) -> CommandResult:
         if read_only and not self.reading:
-            return self.reader().run(argv, timeout)
+            return self.reader().run(argv, timeout, cancel)
         timeout = timeout or self.settings.timeout
         with self._lock, protect.one_at_a_time(self.workspace):
-            result = self._run(argv, timeout)  # every process it started has ended
+            result = self._run(argv, timeout, cancel)  # every process it started has ended
             held = self._held
             if held is None or self.reading:  # nothing can have been made in the reader
                 return result
             return with_refusals(result, protect.refuse_new(self.workspace, held))
 
-    def _run(self, argv: list[str], timeout: float) -> CommandResult:
+    def _run(
+        self, argv: list[str], timeout: float, cancel: threading.Event | None
+    ) -> CommandResult:
         api = self.client.api
         user = f"{self.uid}:{self.gid}"
         started = time.perf_counter()
         for attempt in (1, 2):
             container = self.container()
+            if cancel is not None and cancel.is_set():  # cancelled while it started
+                return CommandResult(137, "", cancelled=True)
             try:
                 exec_id = api.exec_create(
                     container.id,
@@ -381,8 +416,9 @@ class DockerSandbox:
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        reader.join(timeout)
-        timed_out = reader.is_alive()
+        _until_done(reader, started + timeout, cancel)
+        cancelled = cancel is not None and cancel.is_set()
+        timed_out = reader.is_alive() and not cancelled
         self._end_leftovers(container)
         reader.join(KILL_GRACE)
         try:
@@ -390,11 +426,12 @@ class DockerSandbox:
         except Exception:
             code = None  # the container was removed to end what the command left
         return CommandResult(
-            exit_code=137 if code is None or timed_out else int(code),
+            exit_code=137 if code is None or timed_out or cancelled else int(code),
             output=cap.text(),
             cut=cap.cut,
             timed_out=timed_out,
             seconds=time.perf_counter() - started,
+            cancelled=cancelled,
         )
 
     def _leftovers(self, container: Any) -> list[list[str]]:
@@ -440,7 +477,8 @@ class DockerSandbox:
         return api.exec_inspect(clear).get("ExitCode") == 0
 
     def close(self) -> None:
-        """Remove the container unless the user wants it kept; placeholders go with it."""
+        """Remove the container unless the user wants it kept and it holds no placeholder;
+        placeholders go with it."""
         import docker.errors
 
         if self._reader is not None:
@@ -450,7 +488,7 @@ class DockerSandbox:
             with self._lock, protect.one_at_a_time(self.workspace):
                 try:
                     found = self.client.containers.get(container_name(self.workspace, self.reading))
-                    if not self.settings.keep_container:
+                    if not self._keeps():
                         found.remove(force=True)
                         found = None
                 except docker.errors.NotFound:
@@ -459,6 +497,9 @@ class DockerSandbox:
                     found = "unknown"  # the engine went away: leave the placeholders be
                 if found is None and not self.reading:  # no container relies on them
                     protect.release(self.workspace)
+                if found != "unknown" and not self.reading:  # the reader goes first
+                    keeper.cleaned(self.workspace)
+            self._used = False
         self._forget()
         if not self._owns_client:
             return  # the reader shares its sandbox's client

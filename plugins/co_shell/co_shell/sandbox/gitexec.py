@@ -84,6 +84,9 @@ def survey(workspace: Path) -> Surface:
         repos.append((root, root))
     for kind, rel in walk(root):
         path = root / rel
+        if kind == "colink":
+            found.links[rel] = os.readlink(path)  # only watched: a new or changed one goes
+            continue
         if kind == "gitlink":
             found.links[rel] = os.readlink(path)
             target = Path(os.path.realpath(path))
@@ -124,8 +127,8 @@ _listings: dict[Path, dict[str, _Listing]] = {}  # per workspace, from the last 
 
 def walk(root: Path) -> Iterator[tuple[str, str]]:
     """``(kind, workspace-relative path)`` of every git directory (``gitdir``), ``.git``
-    file (``gitfile``), ``.git`` symlink (``gitlink``), other ``.git`` entry (``other``)
-    and ``.co`` folder (``co``) in the tree; none of them is entered, no symlink followed.
+    file (``gitfile``), ``.git`` symlink (``gitlink``), other ``.git`` entry (``other``),
+    ``.co`` folder (``co``) and ``.co`` symlink (``colink``) in the tree; none of them is entered, no symlink followed.
     The workspace's own ``.git`` and ``.co`` are included.
 
     Every folder is looked at each time, but only read again when its ctime changed (an
@@ -188,6 +191,8 @@ def _read(path: str, stamp: tuple[int, int, int]) -> _Listing | None:
                         found.append(("co", name))
                     else:
                         subdirs.append(name)
+                elif name == ".co" and entry.is_symlink():
+                    found.append(("colink", name))  # Co's is_dir() follows it
     except OSError:
         return None
     return _Listing(stamp, trusted, _looks_like_git_dir(names), tuple(found), tuple(subdirs))
@@ -216,7 +221,7 @@ def appeared(workspace: Path, before: Surface, held: dict[str, tuple[int, int]])
     kept = set(held.values())
     new = []
     for kind, rel in walk(root):
-        if kind == "gitlink":
+        if kind in ("gitlink", "colink"):
             try:
                 if before.links.get(rel) == os.readlink(root / rel):
                     continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from co_shell.sandbox.base import READING_ENV, CommandResult, SandboxUnavailable, minimal_env
@@ -32,7 +33,12 @@ class HostSandbox:
             raise SandboxUnavailable("bash is not installed; Co runs commands with bash")
 
     def run(
-        self, argv: list[str], timeout: float | None = None, *, read_only: bool = False
+        self,
+        argv: list[str],
+        timeout: float | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        read_only: bool = False,
     ) -> CommandResult:
         """``read_only`` cannot be kept here (nothing is mounted): the command runs as
         any other, which is what ``shell.sandbox = none`` says."""
@@ -44,6 +50,7 @@ class HostSandbox:
             timeout=timeout or self.settings.timeout,
             output_limit=self.settings.output_limit,
             preexec=limiter(parse_size(self.settings.memory), None),
+            cancel=cancel,
         )
 
     def prepare(self, *, read_only: bool = False) -> None:

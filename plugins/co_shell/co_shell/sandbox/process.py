@@ -14,6 +14,7 @@ import resource
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -83,8 +84,15 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 Stop = Callable[["subprocess.Popen[bytes]"], None]
 
 
-def _pump(proc: subprocess.Popen[bytes], cap: OutputCap, deadline: float, stop: Stop) -> bool:
-    """Read output until EOF; ``stop`` the process at the deadline. True if it timed out.
+def _pump(
+    proc: subprocess.Popen[bytes],
+    cap: OutputCap,
+    deadline: float,
+    stop: Stop,
+    cancel: threading.Event | None = None,
+) -> bool:
+    """Read output until EOF; ``stop`` the process at the deadline, or as soon as
+    ``cancel`` is set. True if it timed out.
 
     One thread and ``select``: no polling sleeps, so a fast command returns fast. After
     the command exits, children still holding the pipe get ``IO_GRACE`` seconds.
@@ -96,6 +104,10 @@ def _pump(proc: subprocess.Popen[bytes], cap: OutputCap, deadline: float, stop: 
         while True:
             now = time.perf_counter()
             limit = deadline if exited_at is None else min(deadline, exited_at + IO_GRACE)
+            if cancel is not None and cancel.is_set():
+                stop(proc)
+                kill_group(proc)
+                return False
             if now >= limit:
                 timed_out = proc.poll() is None
                 stop(proc)
@@ -123,8 +135,10 @@ def run_process(
     group: int | None = None,
     stop: Stop = kill_group,
     pass_fds: tuple[int, ...] = (),
+    cancel: threading.Event | None = None,
 ) -> CommandResult:
-    """Run ``argv``; ``stop`` ends it at the deadline (by default: kill its process group)."""
+    """Run ``argv``; ``stop`` ends it at the deadline, or once ``cancel`` is set (by
+    default: kill its process group)."""
     started = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -147,12 +161,12 @@ def run_process(
     cap = OutputCap(output_limit)
     assert proc.stdout is not None
     deadline = started + timeout
-    timed_out = _pump(proc, cap, deadline, stop)
+    timed_out = _pump(proc, cap, deadline, stop, cancel)
     code: int | None = None
     try:  # output closed early (``exec >&-``) does not mean the command ended
-        code = proc.wait(max(0.0, deadline - time.perf_counter()))
+        code = _wait(proc, deadline, cancel)
     except subprocess.TimeoutExpired:
-        timed_out = True
+        timed_out = cancel is None or not cancel.is_set()
         stop(proc)
     if code is None:
         try:
@@ -169,4 +183,19 @@ def run_process(
         cut=cap.cut,
         timed_out=timed_out,
         seconds=time.perf_counter() - started,
+        cancelled=cancel is not None and cancel.is_set(),
     )
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None) -> int:
+    """The exit code, once the process ends; TimeoutExpired at the deadline or a cancel."""
+    while True:
+        left = deadline - time.perf_counter()
+        if cancel is None:
+            return proc.wait(max(0.0, left))
+        if cancel.is_set() or left <= 0:
+            raise subprocess.TimeoutExpired(proc.args, 0)
+        try:
+            return proc.wait(min(left, 0.05))
+        except subprocess.TimeoutExpired:
+            continue

@@ -12,7 +12,13 @@ The workspace's own ``.git`` and ``.co``, when missing, are held by an empty pla
 mounted read-only like the real thing, so a command cannot create them either: an empty
 ``.git`` folder (git skips a ``.git`` that is not a repository and looks further up, as if
 there were none) and an empty ``.co`` file (Co only takes a ``.co`` folder for a project
-folder). A placeholder is removed once no sandbox needs it; an empty one is all it ever is.
+folder). ``.co`` only in a folder the user trusted: anywhere else Co ignores a ``.co``, so
+one a command makes there is only moved aside after it, like one deeper down. A placeholder is removed once no sandbox needs it: when the bubblewrap command
+ends, when the Docker container goes; an empty one is all it ever is. Nothing but a
+mount point can hold a name in a folder that the sandbox may write (what a sandbox
+creates in a bind-mounted folder lands in the folder itself), so the placeholder has to
+be in the project for that long; if Co is killed outright in the meantime, its keeper
+(``keeper``) removes it.
 Deeper down a placeholder in every folder is not possible, so after each command Co looks
 for what git or Co would take that was not there before (a new ``.git`` or ``.co`` in a
 subfolder, a repository-shaped folder, a missing hooks folder now made) and moves it
@@ -34,6 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from co_core import is_trusted
 from co_shell.sandbox import gitexec
 from co_shell.sandbox.base import SandboxUnavailable
 
@@ -48,6 +55,7 @@ class Held:
     names: tuple[str, ...]
     identity: tuple[tuple[str, str, int, int], ...]  # name, kind, device, inode
     surface: gitexec.Surface = field(default_factory=gitexec.Surface)
+    placeholders: tuple[str, ...] = ()  # names held by an empty placeholder of Co's
 
 
 def _kind(mode: int) -> str:
@@ -68,12 +76,15 @@ def hold(workspace: Path) -> Held:
     and the link itself could still be replaced. (Deeper down, a ``.git`` symlink's target
     is held and the link is checked after the command.)
     """
-    names, identity = [], []
+    names, identity, placeholders = [], [], []
     for name, placeholder in PLACEHOLDERS.items():
         path = workspace / name
         try:
             info = os.lstat(path)
         except FileNotFoundError:
+            if name == ".co" and not is_trusted(workspace):
+                identity.append((name, "absent", 0, 0))  # Co would ignore one: not held
+                continue
             if not _make(path, placeholder):
                 identity.append((name, "absent", 0, 0))  # nobody can create it: no mount
                 continue
@@ -86,6 +97,8 @@ def hold(workspace: Path) -> Held:
             )
         names.append(name)
         identity.append((name, kind, info.st_dev, info.st_ino))
+        if _empty(path, placeholder):
+            placeholders.append(name)
     surface = gitexec.survey(workspace)
     for rel in sorted(surface.protect - set(names)):
         if any(rel.startswith(top + "/") for top in names):
@@ -98,7 +111,7 @@ def hold(workspace: Path) -> Held:
         if kind in ("folder", "file"):
             names.append(rel)
             identity.append((rel, kind, info.st_dev, info.st_ino))
-    return Held(tuple(names), tuple(identity), surface)
+    return Held(tuple(names), tuple(identity), surface, tuple(placeholders))
 
 
 def refuse_new(workspace: Path, held: Held) -> list[str]:
@@ -133,6 +146,17 @@ def _make(path: Path, kind: str) -> bool:
             "needs to place an empty read-only placeholder there"
         ) from exc
     return True
+
+
+def _empty(path: Path, kind: str) -> bool:
+    """Is ``path`` what a placeholder is: an empty folder, or an empty file?"""
+    try:
+        info = os.lstat(path)
+        if kind == "folder":
+            return stat.S_ISDIR(info.st_mode) and not os.listdir(path)
+        return stat.S_ISREG(info.st_mode) and info.st_size == 0
+    except OSError:
+        return False
 
 
 def release(workspace: Path) -> None:
