@@ -40,7 +40,16 @@ if TYPE_CHECKING:
     from co_core.kernel.settings import SectionModel, Settings, setting
     from co_core.kernel.status import CheckResult, fail, off, ok, warn
     from co_core.kernel.tool_context import ModelRetry, ToolContext
-    from co_core.kernel.tools import CallRefused, Resolved, Resolver, Risk, ToolCall, ToolSpec
+    from co_core.kernel.tools import (
+        CallRefused,
+        Does,
+        Resolved,
+        Resolver,
+        Risk,
+        Role,
+        ToolCall,
+        ToolSpec,
+    )
     from co_core.policy.shell import canonical_shell_command
     from co_core.telemetry.spans import span
     from co_core.undo.state import MAX_KEPT_BYTES
@@ -76,9 +85,11 @@ _WHERE = {
     "co_core.kernel.tool_context": ("ModelRetry", "ToolContext"),
     "co_core.kernel.tools": (
         "CallRefused",
+        "Does",
         "Resolved",
         "Resolver",
         "Risk",
+        "Role",
         "ToolCall",
         "ToolSpec",
     ),
@@ -95,6 +106,7 @@ __all__ = [
     "CoApp",
     "CoDeps",
     "CoError",
+    "Does",
     "Effect",
     "FileChanges",
     "HOOKSPEC_VERSION",
@@ -106,6 +118,7 @@ __all__ = [
     "ResourceKey",
     "ResourceRegister",
     "Risk",
+    "Role",
     "SectionModel",
     "Settings",
     "SettingsError",

@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from co_core.kernel.deps import CoDeps, ResourceKey
     from co_core.kernel.settings import SectionModel, Settings
     from co_core.kernel.status import CheckResult
-    from co_core.kernel.tools import Resolver, Risk, ToolCall
+    from co_core.kernel.tools import Does, Resolver, Risk, Role, ToolCall
 
 PROJECT = "co"
-HOOKSPEC_VERSION = (
-    4  # 2: prompt_markers; 3: register_tools(resolve=), typed resource keys; 4: plugin_ready
-)
+# 2: prompt_markers; 3: register_tools(resolve=), typed resource keys; 4: plugin_ready;
+# 5: register_tools(does=, roles=), register_models
+HOOKSPEC_VERSION = 5
 
 Effect = Literal["allow", "deny", "ask"]
 T = TypeVar("T")
@@ -46,7 +46,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class ToolRegister(Protocol):
-    """``register(function_or_"module:attr", risk=..., permission=..., resolve=...)``."""
+    """``register(function_or_"module:attr", risk=..., permission=..., resolve=...,
+    does=..., roles={argument: role})``."""
 
     def __call__(
         self,
@@ -57,6 +58,8 @@ class ToolRegister(Protocol):
         name: str | None = None,
         retries: int | None = None,
         resolve: Resolver | str | None = None,
+        does: Does | None = None,
+        roles: Mapping[str, Role] | None = None,
     ) -> None: ...
 
 

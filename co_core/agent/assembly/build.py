@@ -32,7 +32,7 @@ from co_core.agent.tools.toolbox import FIND_TOOLS, Toolbox, find_tools_spec
 from co_core.kernel.deps import CoDeps
 from co_core.kernel.host import PluginHost
 from co_core.kernel.settings import Settings
-from co_core.kernel.tools import ToolSpec
+from co_core.kernel.tools import ToolSpec, params_of
 from co_core.sessions.counting import Counting
 from co_core.telemetry import capabilities as tracing_capabilities
 
@@ -88,19 +88,27 @@ def load_tools(host: PluginHost, warn: Callable[[str], None]) -> list[Tool[CoDep
     tools: list[Tool[CoDeps]] = []
     for spec in host.tools():
         try:
-            tools.append(
-                Tool(
-                    spec.load(),
-                    name=spec.name,
-                    max_retries=spec.retries,
-                    sequential=spec.risk in SIDE_EFFECTS,
-                    metadata={"plugin": spec.plugin, "risk": spec.risk},
-                )
+            tool = Tool(
+                spec.load(),
+                name=spec.name,
+                max_retries=spec.retries,
+                sequential=spec.risk in SIDE_EFFECTS,
+                metadata={"plugin": spec.plugin, "risk": spec.risk},
             )
         except Exception as exc:  # a broken tool must not take Co down
             warn(
                 f"tool {spec.name!r} of plugin {spec.plugin!r} skipped: {type(exc).__name__}: {exc}"
             )
+            continue
+        unknown = set(spec.roles or ()) - {
+            p.name for p in params_of(tool.tool_def.parameters_json_schema)
+        }
+        if unknown:  # a typo in a declaration: said once, the rest of the tool works
+            warn(
+                f"tool {spec.name!r} of plugin {spec.plugin!r} declares roles for arguments it "
+                f"does not take: {', '.join(sorted(unknown))}"
+            )
+        tools.append(tool)
     return tools
 
 
