@@ -234,7 +234,7 @@ class TurnView:
         """One line when a call is seen; when it ends, the first lines of its result."""
         line = "⚙ " + call_line(record.tool, dict(record.call.args))
         if not record.ended:
-            if record.call_id.startswith("text-"):
+            if record.from_text:
                 self.text = ""  # the JSON the model wrote was the call itself
             if self.text:
                 self.commit()

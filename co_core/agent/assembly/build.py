@@ -156,13 +156,13 @@ def build_agent(
         section=settings.sections.get("sessions"),
         counting=counting or Counting(counter_for),
     )
-    guard = LoopGuard(toolbox.blocked_call)
+    pipeline.guard = guard = LoopGuard(toolbox.blocked_call)
     pipeline.offered = toolbox.offered
     pipeline.listen(toolbox.hear)
     pipeline.listen(guard)
     capabilities: list[AbstractCapability[Any]] = [
         *tracing_capabilities(),  # outermost: a call's span holds its policy decision
-        PolicyGate(pipeline, guard, specs if core.text_tool_calls else None),
+        PolicyGate(pipeline, specs if core.text_tool_calls else None),
         SmallModelGuide(toolbox, pipeline),
         RequestDeadline(core.request_timeout),
     ]
