@@ -4,7 +4,7 @@
     uv run python bench/tasks/probe.py --phrasings original,language --tasks 'files-*'
 
 For each task and phrasing: the route a steered model's first request takes
-(co_core.agent.steering.route: ``call`` a tool, ``among`` close tools, ``ask`` first,
+(co_core.steering.route: ``call`` a tool, ``among`` close tools, ``ask`` first,
 ``setup`` hint, or ``free``), the effects the words ask for, and whether that matches the
 task's ideal first call. A forced call of a tool with an effect the task did not ask for
 is counted as **unasked** (it must stay 0).
@@ -58,8 +58,8 @@ def expected(task, kind: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from co_core.agent.steering.route import route
-    from co_core.agent.tools.intent import read_intent
+    from co_core.steering.intent import read_intent
+    from co_core.steering.route import route
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks")

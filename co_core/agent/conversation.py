@@ -147,6 +147,7 @@ class Conversation:
         from co_core import telemetry
         from co_core.agent.assembly.build import build_agent
         from co_core.agent.assembly.sources import session_toolsets
+        from co_core.agent.assembly.steering import session_steering
         from co_core.agent.calls.pipeline import CallPipeline
         from co_core.agent.counting import counter_for
         from co_core.policy.engine import PolicyEngine
@@ -182,6 +183,7 @@ class Conversation:
             toolsets=session_toolsets(self._deps, engine.specs, self.frontend.warn),
             fit=self.context.capability(),
             counting=self.context.counting,
+            steering=session_steering(self._deps),
             warn=self.frontend.warn,
         )
 

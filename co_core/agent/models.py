@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from co_core.agent.local import catalog
 from co_core.agent.local import server as local_model
-from co_core.agent.steering.settings import (
+from co_core.agent.size import ollama_parameters, server_parameters
+from co_core.agent.small import (
     STEERED_MAX_TOKENS,
     SteeringSettings,
     steered,
 )
-from co_core.agent.steering.size import ollama_parameters, server_parameters
 from co_core.kernel import extras, modelspec
 from co_core.kernel.errors import CoError
 from co_core.kernel.settings import Settings
@@ -220,7 +220,7 @@ def steer(
         model,
         max_tokens=STEERED_MAX_TOKENS,
         small=True,
-        constraint="json" if json else "gbnf",
+        server="ollama" if json else "llama.cpp",
         temperature=section.temperature,
         result_chars=section.result_chars,
     )
@@ -315,6 +315,7 @@ def _local(name: str, settings: Settings, frontend: Frontend) -> ResolvedModel:
         compat,
         max_tokens=server.max_tokens,
         small=server.small,
+        words=True,  # plain answers as plain text: llama.cpp's converter is at hand
         temperature=steering.temperature,
         result_chars=steering.result_chars,
     )

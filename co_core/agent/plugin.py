@@ -10,7 +10,7 @@ from co_core.kernel.hookspecs import SettingsRegister, StatusCheckRegister, hook
 @hookimpl
 def register_settings(register: SettingsRegister) -> None:
     from co_core.agent.local.server import LocalSettings
-    from co_core.agent.steering.settings import SteeringSettings
+    from co_core.agent.small import SteeringSettings
 
     register("local", LocalSettings)
     register("steering", SteeringSettings)

@@ -31,6 +31,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "co_core.sessions.plugin",
     "co_core.telemetry.plugin",
     "co_core.agent.plugin",
+    "co_core.steering.plugin",
     "co_core.cli.plugin",
 )
 

@@ -58,12 +58,12 @@ def register_tools(register: ToolRegister) -> None:
         does="reads",
         roles=note,
     )
-    register(
+    register(  # what it gives is a list: the note's links, and the notes linking to it
         f"{_TOOLS}:note_links",
         risk="read",
         permission=read,
         resolve=f"{targets}:reading",
-        does="reads",
+        does="lists",
         roles=note,
     )
     written: dict[str, Role] = {"name": "target", "content": "text"}

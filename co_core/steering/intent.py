@@ -1,7 +1,7 @@
 """What the user's words ask for: the effects they request by an explicit verb, and the words
 that say which tool.
 
-Co may choose a tool for a small model (co_core.agent.steering), but never one that
+Co may choose a tool for a small model (co_core.steering), but never one that
 changes, sends or runs something unless the user asked for that effect in so many words,
 about what that tool handles: "Add '- milk' to my Todo note" asks for a write to a note;
 "What is in sales.csv?" asks for none; "Don't delete anything, just list the files" asks
@@ -10,8 +10,8 @@ write, but not of a file (the verb's clause says nothing of one). Text in quotes
 backticks, file names and links are what the user wants handled, not instructions: a verb
 there asks for nothing ("Search my notes for 'delete'").
 
-The tables are data (:mod:`co_core.agent.tools.lexicon`): English, French, German and
-Spanish verbs and words.
+The tables are data (:mod:`co_core.steering.lexicon`, and other languages' words in
+English in :mod:`co_core.agent.tools.lexicon`): English, French, German and Spanish.
 """
 
 from __future__ import annotations
@@ -21,10 +21,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from co_core.agent.tools.bm25 import FILE_NAME, STOP, query_weights, words
-from co_core.agent.tools.lexicon import (
+from co_core.agent.tools.lexicon import in_english
+from co_core.steering.lexicon import (
+    ACTION_VERBS,
     CLAUSE_BREAKS,
     EFFECT_VERBS,
     IRREGULAR_ING,
+    LIVE_FACTS,
     NEGATIONS,
     NOT_A_REQUEST,
     REQUEST_WORDS,
@@ -33,7 +36,6 @@ from co_core.agent.tools.lexicon import (
     SYNONYMS,
     USE,
     Effect,
-    in_english,
 )
 
 # What the user wants handled rather than done: quoted or backticked text, links, file names.
@@ -89,6 +91,8 @@ class Intent:
     asked: dict[str, frozenset[str]] = field(default_factory=dict)  # effect -> clause words
     words: tuple[str, ...] = ()
     request: bool = False  # a question, a request word, a verb of an effect, a file named
+    actions: tuple[str, ...] = ()  # what the words ask Co to do in the world ("Turn on ...")
+    facts: tuple[str, ...] = ()  # facts only a live source knows ("weather"), in English
 
     @property
     def effects(self) -> frozenset[str]:
@@ -174,6 +178,26 @@ def asked_effects(text: str) -> dict[str, frozenset[str]]:
     return {effect: frozenset(about) for effect, about in asked.items()}
 
 
+def _acts(text: str) -> tuple[str, ...]:
+    """The clauses that ask Co to act in the world: a verb of :data:`ACTION_VERBS` said as
+    a request (first in its clause, or after words that only ask: "please", "can you"),
+    from that verb on (at most six words). "Whose turn is it" asks for nothing."""
+    found = []
+    for clause in _clauses(instructions(text)):
+        tokens = clause.split()
+        plain = [t.lower().strip(".,!?-") for t in tokens]
+        for i, token in enumerate(plain):
+            if in_english(token) not in ACTION_VERBS and token not in ACTION_VERBS:
+                continue
+            if all(
+                w in REQUEST_WORDS or w in SMALL or in_english(w) in REQUEST_WORDS
+                for w in plain[:i]
+            ):
+                found.append(" ".join(tokens[i : i + 6]).strip(".,!?"))
+            break
+    return tuple(found)
+
+
 def _is_request(text: str, said: Iterable[str], asked: dict[str, frozenset[str]]) -> bool:
     if asked or _QUESTION.search(text) or FILE_NAME.search(spoken(text)):
         return True
@@ -197,4 +221,6 @@ def read_intent(text: str) -> Intent:
         query["run"] = max(query.get("run", 0.0), 1.0)  # something is to be run
     if not asked and FILE_NAME.search(spoken(text)):
         query["read"] = max(query.get("read", 0.0), 1.0)  # a file named, nothing asked: read it
-    return Intent(text, query, asked, said, _is_request(text, said, asked))
+    facts = tuple(w for w in said if w in LIVE_FACTS)
+    request = _is_request(text, said, asked)
+    return Intent(text, query, asked, said, request, _acts(text), facts)

@@ -9,30 +9,37 @@ names) against the user's words (co_core.agent.tools.intent). Then, in this orde
 - the best tool's plugin is not set up: Co answers with how to set it up, when the words
   ask for something ("Busy day ahead, hope you're well" asks nothing of ``free_busy``)
   and no tool that works matches nearly as well (``SETUP_MARGIN``);
-- the best tool needs more whole texts than the words give (``edit_file`` needs a text
-  to search for and one to put in its place, ``write_file`` a file's new content, each
+- the best tool needs more whole texts than the words give (its ``content`` arguments:
+  a file's new content, the text an edit searches for and the one it puts instead, each
   quoted or after a colon; "change the port in config.ini to 8088" gives none): the
-  best tool of the same effect that fits takes its place (``set_file_value``) if it
-  matches a quarter as well (``FIT_MARGIN``), else the model answers freely;
+  best tool of the same effect that fits takes its place (a tool that sets one value) if
+  it matches a quarter as well (``FIT_MARGIN``), else Co asks for the text;
 - the best tools score about the same (within ``CLOSE``): when exactly one of them
   has the effect the words ask for by a verb ("Use `wc -l`" asks to run), the model
   must call that one; else Co does not pick: the model calls one of those it may use;
 - the best tool writes, sends or executes and the user's words do not ask for that
   effect with a verb, in a clause about what the tool handles: Co asks, naming the tool
   and the verb that would ask for it;
+- the best tool writes, sends or runs, and the words give no value for an argument it
+  needs (no file named, no text): Co asks for it, in one sentence, naming it;
 - otherwise the model must call that tool, its values copied from the user's words.
+
+When no tool matches clearly and the words ask Co to do something in the world ("turn on
+the light") or about facts only a live source knows (the weather), Co says it has no
+tool for that, rather than letting a tiny model invent an answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
-from co_core.agent.local.copying import Source, payloads
-from co_core.agent.local.grammar import PATH_KEYS
 from co_core.agent.tools.bm25 import words
-from co_core.agent.tools.intent import VERB_OF, Intent
-from co_core.agent.tools.lexicon import EFFECT_VERBS
+from co_core.steering.contracts import CHANGES, Contract, Described, contract_of
+from co_core.steering.intent import VERB_OF, Intent
+from co_core.steering.lexicon import EFFECT_VERBS
+from co_core.steering.runs import Source
+from co_core.steering.values import Reading
 
 CLEAR_MATCH = 2.5  # the best tool's score for the words to count as asking for it
 CLOSE = 0.8  # a tool scoring this share of the best one matches about as well
@@ -48,23 +55,22 @@ DOES = {
 DEFAULT_VERB = {"write": "change", "send": "send", "exec": "run", None: "do"}
 
 
-class Tools(Protocol):
+class Tools(Described, Protocol):
     """What routing needs to know about the tools (the toolbox)."""
 
     def rank_all(self, query: dict[str, float]) -> list[tuple[str, float]]: ...
     def blocked_call(self, name: str) -> str | None: ...
     def effect(self, name: str) -> str | None: ...
     def doc_words(self, name: str) -> set[str]: ...
-    def parameters(self, name: str) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
 class Route:
     """What Co does with a steered model's first request of a turn."""
 
-    kind: Literal["call", "among", "ask", "setup", "free"]
+    kind: Literal["call", "among", "ask", "setup", "free", "decline"]
     tools: tuple[str, ...] = ()  # the tool to call ("call"), the candidates ("among")
-    answer: str = ""  # Co's own answer ("ask", "setup")
+    answer: str = ""  # Co's own answer ("ask", "setup", "decline")
     why: str = ""  # for the benchmark's probe and /context
 
 
@@ -92,6 +98,35 @@ def ask_first(tool: str, effect: str | None) -> str:
     )
 
 
+def _names(keys: list[str]) -> str:
+    shown = [k.replace("_", " ") for k in keys]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def ask_back(tool: Contract, missing: list[str]) -> str:
+    """Co's question when the words do not give what the tool needs: what is missing, as
+    the tool names it, and how to give it."""
+    whole = [k for k in missing if tool.roles.get(k) in ("content", "text")]
+    how = " (put the text in quotes)" if whole else ""
+    return (
+        f"I can do that with {tool.name}, but your words do not say the {_names(missing)}: "
+        f"what should it be{how}?"
+    )
+
+
+def decline(intent: Intent) -> str | None:
+    """Co's answer when no tool matches and the words ask for an act in the world or for a
+    fact only a live source has: one sentence, never a guess."""
+    if intent.facts:
+        return (
+            f"I have no tool that knows the {intent.facts[0]}, so I cannot tell you: I would "
+            "only be guessing."
+        )
+    if intent.actions:
+        return f'None of my tools can do that ("{intent.actions[0]}"), so I cannot do it here.'
+    return None
+
+
 def named(tool: str, query: dict[str, float]) -> float:
     """The share of the tool's name the words say: ``read_drive_file`` for "read notes.txt"
     has "drive" unsaid, ``read_file`` none (a tool's name is what it is)."""
@@ -108,12 +143,32 @@ def ranked(intent: Intent, tools: Tools) -> list[tuple[str, float]]:
     return sorted(scored, key=lambda item: -item[1])
 
 
+def fits(tool: Contract, given: int) -> bool:
+    """Can the words give the tool the whole texts it needs? Its ``content`` arguments
+    (quoted, or after a colon) each one of the ``given`` literal parts; one ``text`` may
+    also be a run of the words ("a note Groceries with milk and eggs"), a file's new
+    content never ("Mets le port de config.ini à 8088" gives none: a run of it would
+    replace the whole file)."""
+    whole = len(tool.with_role("content", required=True))
+    texts = len(tool.with_role("text", required=True))
+    return whole <= given and whole + texts <= given + (1 if texts else 0)
+
+
 def route(intent: Intent, tools: Tools) -> Route:
     scored = ranked(intent, tools)
     if not scored or scored[0][1] < CLEAR_MATCH:
         top3 = ", ".join(f"{n} {s:.1f}" for n, s in scored[:3])
+        refused = decline(intent)
+        if refused is not None:
+            return Route("decline", answer=refused, why=f"no tool for it ({top3})")
         return Route("free", why=f"no tool matches clearly ({top3})")
     best, top = scored[0]
+    contracts: dict[str, Contract] = {}
+
+    def contract(name: str) -> Contract:
+        if name not in contracts:
+            contracts[name] = contract_of(tools, name)
+        return contracts[name]
 
     def usable(name: str) -> bool:
         return tools.blocked_call(name) is None and intent.asks(tools.effect(name), words(name))
@@ -138,34 +193,40 @@ def route(intent: Intent, tools: Tools) -> Route:
             return Route("ask", (best,), ask_first(best, effect), f"{effect} not asked for")
     given = len(Source.of(intent.text).parts)  # the texts the words give whole
 
-    def fits(name: str) -> bool:
-        """Can the words give the tool the whole texts it needs (quoted, or after a
-        colon)? ``edit_file`` needs one to search for and one to put in its place. One
-        text may also be a run of the words ("Run sha256sum on blob.txt", "a note
-        Groceries with milk and eggs"), but not a file's new content: "Mets le port de
-        config.ini à 8088" gives none for ``write_file``, and a run of it would replace
-        the whole file."""
-        schema = tools.parameters(name)
-        into_file = tools.effect(name) == "write" and bool(
-            PATH_KEYS & set(schema.get("properties") or ())
-        )
-        return payloads(schema) <= max(given, 0 if into_file else 1)
+    def fit(name: str) -> bool:
+        return fits(contract(name), given)
 
-    if not fits(best):  # "change the port to 8088" is no edit of a text: a tool that fits
+    if not fit(best):  # "change the port to 8088" is no edit of a text: a tool that fits
         effect = tools.effect(best)
         instead = [
             n
             for n, score in scored
-            if score >= top * FIT_MARGIN and tools.effect(n) == effect and usable(n) and fits(n)
+            if score >= top * FIT_MARGIN and tools.effect(n) == effect and usable(n) and fit(n)
         ]
         if not instead:
-            return Route("free", why=f"{best} needs texts the words do not give")
+            tool = contract(best)
+            texts = tool.with_role("content", required=True) or tool.with_role("text")
+            return Route("ask", (best,), ask_back(tool, texts), f"{best} needs texts not given")
         best, top = instead[0], dict(scored)[instead[0]]
-    close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n) and fits(n))
+    close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n) and fit(n))
     doing = [n for n in close if tools.effect(n) in intent.effects]
+    why = ""
     if len(close) > 1 and len(doing) == 1:  # "Use `wc -l`": the one that does what was asked
-        return Route("call", (doing[0],), why=f"close scores; {doing[0]} does what was asked")
-    if len(close) > 1:
+        best, why = doing[0], f"close scores; {doing[0]} does what was asked"
+    elif len(close) > 1:
         return Route("among", close, why="close scores")
-    covered = coverage(intent, tools.doc_words(best))
-    return Route("call", (best,), why=f"score {top:.1f}, coverage {covered:.0%}")
+    tool = contract(best)
+    if tool.does in CHANGES:
+        missing = Reading.of(
+            tool.schema,
+            name=best,
+            description=tool.description,
+            roles=tool.roles,
+            does=tool.does,
+            words_=intent.text,
+        ).missing()
+        if missing:
+            return Route("ask", (best,), ask_back(tool, missing), f"{best} needs {missing}")
+    if not why:
+        why = f"score {top:.1f}, coverage {coverage(intent, tools.doc_words(best)):.0%}"
+    return Route("call", (best,), why=why)
