@@ -21,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import prepare, select, unasked_effects  # noqa: E402
+from run import SUITES, prepare, select, unasked_effects  # noqa: E402
 from tasks import PHRASING_FAMILIES  # noqa: E402
 
 
@@ -54,6 +54,8 @@ def expected(task, kind: str) -> str:  # type: ignore[no-untyped-def]
         return "free"
     if task.family == "setup":
         return "setup"
+    if task.family in ("askback", "decline"):
+        return "ask" if task.family == "askback" else "decline"
     return calls[0][0] if calls else "free"
 
 
@@ -63,13 +65,16 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks")
+    parser.add_argument("--suite", choices=list(SUITES), default="bundled")
     parser.add_argument("--phrasings", default=",".join(PHRASING_FAMILIES))
     args = parser.parse_args(argv)
     wordings = [p for p in args.phrasings.split(",") if p]
     totals: dict[str, list[int]] = {p: [0, 0, 0] for p in wordings}  # right, all, unasked
-    for task in select(args.tasks):
+    for task in select(args.tasks, args.suite):
         with tempfile.TemporaryDirectory(prefix="co-probe-") as tmp:
             scratch = prepare(Path(tmp), task, 0)
+            if not task.plugins:  # only the bundled plugins, as the runner's co ask has
+                scratch.env["CO_DISABLED_PLUGINS"] = "bookmarks,recipes,chores"
             box = toolbox_for(scratch.env, scratch.ctx.workspace)
             for phrasing in wordings:
                 text = task.prompts()[phrasing].format(**scratch.ctx.facts)

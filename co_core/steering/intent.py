@@ -93,6 +93,7 @@ class Intent:
     request: bool = False  # a question, a request word, a verb of an effect, a file named
     actions: tuple[str, ...] = ()  # what the words ask Co to do in the world ("Turn on ...")
     facts: tuple[str, ...] = ()  # facts only a live source knows ("weather"), in English
+    question: bool = False  # asked as a question
 
     @property
     def effects(self) -> frozenset[str]:
@@ -183,7 +184,7 @@ def _acts(text: str) -> tuple[str, ...]:
     a request (first in its clause, or after words that only ask: "please", "can you"),
     from that verb on (at most six words). "Whose turn is it" asks for nothing."""
     found = []
-    for clause in _clauses(instructions(text)):
+    for clause in (c for whole in _clauses(instructions(text)) for c in whole.split(",")):
         tokens = clause.split()
         plain = [t.lower().strip(".,!?-") for t in tokens]
         for i, token in enumerate(plain):
@@ -223,4 +224,5 @@ def read_intent(text: str) -> Intent:
         query["read"] = max(query.get("read", 0.0), 1.0)  # a file named, nothing asked: read it
     facts = tuple(w for w in said if w in LIVE_FACTS)
     request = _is_request(text, said, asked)
-    return Intent(text, query, asked, said, request, _acts(text), facts)
+    question = bool(_QUESTION.search(text))
+    return Intent(text, query, asked, said, request, _acts(text), facts, question)

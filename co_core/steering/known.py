@@ -69,7 +69,7 @@ def narrowed(
         if accepted and len(accepted) < len(runs):
             described = {k: v for k, v in props[key].items() if k in ("title", "description")}
             limited[key] = {**described, "type": "string", "enum": accepted}
-        elif runs and not accepted and key not in required:
+        elif runs and not accepted and key not in required:  # it names nothing here
             dropped.add(key)
     if not limited and not dropped:
         return schema

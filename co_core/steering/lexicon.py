@@ -27,7 +27,7 @@ EFFECT_VERBS: dict[Effect, frozenset[str]] = {
     "write": frozenset(
         """create make write rewrite overwrite add append prepend insert put save store edit
         change modify update set replace rename move delete remove erase fix correct label
-        tag archive mark jot copy paste fill clear empty""".split()
+        tag archive mark tick jot copy paste fill clear empty""".split()
     ),
     "send": frozenset("send post reply respond forward share publish draft notify invite".split()),
     "exec": frozenset("run execute exec launch invoke eval evaluate compute calculate".split()),
@@ -39,6 +39,7 @@ IRREGULAR_ING = {
     "put": "putting",
     "set": "setting",
     "jot": "jotting",
+    "tick": "ticking",
     "tag": "tagging",
     "exec": "execing",
 }
@@ -60,6 +61,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "browse": ("list",),
     "enumerate": ("list",),
     "add": ("append",),
+    "task": ("todo",),
+    "favorite": ("bookmark",),
     "put": ("append", "write"),
     "insert": ("append",),
     "jot": ("append", "create"),
@@ -111,7 +114,7 @@ NEGATIONS = frozenset(
 # ... or that makes it a noun or a participle ("the draft", "is set", "does config.ini set").
 NOT_A_REQUEST = frozenset(
     """the a an my your our their his her its this that these those some any every each
-    is are was were be been being has have had does did it's s
+    which what whose is are was were be been being has have had does did it's s
     le la les l un une des du de d mon ma mes ton ta tes son sa ses notre nos votre vos
     leur leurs ce cet cette est été
     der die das den dem des ein eine einen einem einer eines mein meine meinen meinem
@@ -136,6 +139,9 @@ LIVE_FACTS = frozenset("weather forecast rain snow news headline stock traffic s
 SMALL_WORDS = NOT_A_REQUEST | frozenset(
     """à au aux avec dans pour par sur en et ou mit im in an am auf für von vom zu zum zur
     und oder ins al del con para por y o
+    something anything nothing everything someone somebody stuff thing new another
+    quelque chose rien nouveau nouvelle etwas nichts neue neuen neues algo nada nuevo nueva
+    hinzu dazu ab aus ein weg
     quel quelle quels quelles qui quoi quand où comment combien pourquoi
     welche welcher welches welchen wer wen wem was wann wo wie warum
     qué cuál cuáles quién quiénes cuándo dónde cómo cuánto""".split()

@@ -45,6 +45,7 @@ CLEAR_MATCH = 2.5  # the best tool's score for the words to count as asking for 
 CLOSE = 0.8  # a tool scoring this share of the best one matches about as well
 SETUP_MARGIN = 0.6  # a usable tool this close to a tool not set up: no setup answer
 FIT_MARGIN = 0.25  # a tool of the same effect that fits, instead of one that cannot
+EFFECT_WEIGHT = 1.5  # a tool that does what the words' verb asks for ranks this much higher
 
 DOES = {
     "write": "changes files or notes",
@@ -92,8 +93,8 @@ def ask_first(tool: str, effect: str | None) -> str:
     own = [w for w in words(tool) if VERB_OF.get(w) and w in verbs]
     verb = own[0] if own else DEFAULT_VERB.get(effect, "do")
     return (
-        f"That sounds like a job for {tool}, which {DOES.get(effect, DOES[None])}. I do "
-        f'that only when you ask for it in so many words: say, for example, "{verb} ..." '
+        f"That sounds like a job for {tool}, which {DOES.get(effect, DOES[None])}: shall I? "
+        f'I do that only when you ask for it in so many words: say, for example, "{verb} ..." '
         "with what you want."
     )
 
@@ -135,9 +136,17 @@ def named(tool: str, query: dict[str, float]) -> float:
 
 
 def ranked(intent: Intent, tools: Tools) -> list[tuple[str, float]]:
-    """BM25 scores, each times the share of the tool's name the words say."""
+    """BM25 scores, each times the share of the tool's name the words say, and more for a
+    tool whose declared effect the words ask for with a verb ("Put 'x' on my list": the
+    tool that adds to it, not the one that lists it)."""
     scored = [
-        (name, score * (1 + named(name, intent.query)) / 2)
+        (
+            name,
+            score
+            * (1 + named(name, intent.query))
+            / 2
+            * (EFFECT_WEIGHT if tools.effect(name) in intent.effects else 1.0),
+        )
         for name, score in tools.rank_all(intent.query)
     ]
     return sorted(scored, key=lambda item: -item[1])
@@ -176,6 +185,8 @@ def route(intent: Intent, tools: Tools) -> Route:
     if not usable(best):
         # A tool the model may call, nearly as good: better than Co answering in its place.
         near = [n for n, score in scored if score >= top * SETUP_MARGIN and usable(n)]
+        if not near and intent.question and not intent.effects:  # a question reads
+            near = [n for n, score in scored if score >= CLEAR_MATCH and usable(n)][:1]
         if near:
             best, top = near[0], dict(scored)[near[0]]
         elif not intent.request:
@@ -208,25 +219,39 @@ def route(intent: Intent, tools: Tools) -> Route:
             texts = tool.with_role("content", required=True) or tool.with_role("text")
             return Route("ask", (best,), ask_back(tool, texts), f"{best} needs texts not given")
         best, top = instead[0], dict(scored)[instead[0]]
-    close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n) and fit(n))
-    doing = [n for n in close if tools.effect(n) in intent.effects]
-    why = ""
-    if len(close) > 1 and len(doing) == 1:  # "Use `wc -l`": the one that does what was asked
-        best, why = doing[0], f"close scores; {doing[0]} does what was asked"
-    elif len(close) > 1:
-        return Route("among", close, why="close scores")
-    tool = contract(best)
-    if tool.does in CHANGES:
-        missing = Reading.of(
+
+    def lacking(name: str) -> list[str]:
+        """What a tool that writes, sends or runs needs and the words do not give."""
+        tool = contract(name)
+        if tool.does not in CHANGES:
+            return []
+        reading = Reading.of(
             tool.schema,
-            name=best,
+            name=name,
             description=tool.description,
             roles=tool.roles,
             does=tool.does,
             words_=intent.text,
-        ).missing()
-        if missing:
-            return Route("ask", (best,), ask_back(tool, missing), f"{best} needs {missing}")
+        )
+        return reading.missing()
+
+    close = tuple(n for n, score in scored if score >= top * CLOSE and usable(n) and fit(n))
+    doing = [n for n in close if tools.effect(n) in intent.effects]
+    able = [n for n in doing if not lacking(n)]
+    if doing and not able:  # what was asked needs values the words do not give: ask
+        return Route("ask", (doing[0],), ask_back(contract(doing[0]), lacking(doing[0])),
+                     f"{doing[0]} needs {lacking(doing[0])}")  # fmt: skip
+    close = tuple(n for n in close if n not in doing or n in able)
+    why = ""
+    if len(close) > 1 and len(able) == 1:  # "Use `wc -l`": the one that does what was asked
+        best, why = able[0], f"close scores; {able[0]} does what was asked"
+    elif len(close) > 1:
+        return Route("among", close, why="close scores")
+    elif close:
+        best = close[0]
+    missing = lacking(best)
+    if missing:
+        return Route("ask", (best,), ask_back(contract(best), missing), f"{best} needs {missing}")
     if not why:
         why = f"score {top:.1f}, coverage {coverage(intent, tools.doc_words(best)):.0%}"
     return Route("call", (best,), why=why)

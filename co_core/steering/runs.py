@@ -11,8 +11,9 @@ the text. The words themselves say which run is which, in any language Co reads:
   when there are several ("... to my note 'Inbox'").
 - **The tool's own words** say which tool, not what it works on: outside literal parts,
   a name is never copied across the words of the tool's name, description and
-  parameters, a verb that asks for an effect ("create", "add"), or a word that
-  introduces a name ("named") or names a text ("the text", "la ligne"), all read in
+  parameters (or a word standing for one of them: "task" for "todo"), a verb that asks
+  for an effect ("create", "add"), a word that only asks ("please", "need"), or a word
+  that introduces a name ("named") or names a text ("the text", "la ligne"), all read in
   English ("Notiz", "crée", "nommée", "dem Inhalt" count too).
 - A copied run starts and ends at word edges, never runs across a clause's end ("? ",
   " : "), never on a small word ("the wifi", not "wifi for the"; "la", "meine", "avec"
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 
 from co_core.agent.tools.bm25 import FILE_NAME, words
 from co_core.steering.intent import QUOTED, SMALL, VERB_OF
-from co_core.steering.lexicon import NAMING
+from co_core.steering.lexicon import NAMING, REQUEST_WORDS, SYNONYMS
 
 STARTS_AFTER = " \t\n'\"`(:“„«‘"
 ENDS_BEFORE = " \t\n'\"`),:;?!”“»’-"  # "Todo" of "Todo-Notiz"
@@ -111,11 +112,12 @@ class Source:
                 chars[found.start() : found.end()] = MASK * (found.end() - found.start())
         for part in self.parts:
             chars[part.outer[0] : part.outer[1]] = MASK * (part.outer[1] - part.outer[0])
-        blocked = set(tool_words) | set(VERB_OF) | NAMING
+        blocked = set(tool_words) | set(VERB_OF) | NAMING | REQUEST_WORDS
         for token in _TOKEN.finditer(self.text):
             if chars[token.start()] == MASK:
                 continue
-            if any(w in blocked for w in words(token.group(0))):
+            said = words(token.group(0))
+            if any(w in blocked or set(SYNONYMS.get(w, ())) & blocked for w in said):
                 chars[token.start() : token.end()] = MASK * (token.end() - token.start())
         for name in FILE_NAME.finditer(self.text):  # never a piece of a file's name (".ini")
             if MASK in chars[name.start() : name.end()]:

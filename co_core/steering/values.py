@@ -155,6 +155,8 @@ class Reading:
         for an argument the call requires)."""
         role, prop = self.roles.get(key, "option"), self.props.get(key, {})
         listed = prop.get("enum")
+        if isinstance(listed, list) and not listed:  # a resolver accepts none of the words
+            return []
         if isinstance(listed, list) and listed:  # the names a resolver accepts, or the tool's
             said = self.words.lower()
             named = [

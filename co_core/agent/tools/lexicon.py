@@ -44,6 +44,8 @@ nommé*:named appelé*:called intitulé*:titled
 météo:weather prévisions:forecast pluie:rain neige:snow actualités:news bourse:stock
 trafic:traffic allume:turn allumer:turn éteins:turn éteindre:turn verrouille:lock
 achète:buy acheter:buy appelle:call appeler:call joue:play réserve:book réserver:book
+tâche*:task todo:todo recette*:recipe favori*:bookmark signet*:bookmark lien*:link
+faite:done fait:done terminée:done coche:tick cocher:tick liste*:list marque:mark
 """
 
 _DE = """
@@ -77,6 +79,8 @@ genannt*:named namens:named benannt*:named heißt:called betitelt*:titled
 wetter:weather wettervorhersage:forecast vorhersage:forecast regen:rain schnee:snow
 verkehr:traffic schalte:switch schalten:switch kaufe:buy kaufen:buy bestelle:order
 bestellen:order ruf:call rufe:call anrufen:call spiele:play buche:book buchen:book
+aufgabe*:task todo*:todo rezept*:recipe lesezeichen:bookmark erledigt:done hak:tick
+abhaken:tick
 """
 
 _ES = """
@@ -108,6 +112,7 @@ llamad*:called nombrad*:named titulad*:titled
 tiempo:weather clima:weather pronóstico:forecast lluvia:rain nieve:snow noticias:news
 tráfico:traffic enciende:turn encender:turn apaga:turn apagar:turn compra:buy
 comprar:buy reserva:book reservar:book
+tarea*:task receta*:recipe marcador*:bookmark favorito*:bookmark hecha:done hecho:done
 """
 
 
