@@ -13,6 +13,7 @@ was tried and the answer asks back (a question) or declines.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,8 +41,16 @@ def plugin_world(c: Ctx) -> None:
     f["dish"] = f"{c.word()} stew"
     f["spice"] = f"{c.word().lower()} pepper"
     f["dish_other"] = f"{c.word()} pie"
-    _write(c.workspace, "recipes/one.txt", f"{f['dish']}\n2 onions, {f['spice']}, salt\n")
-    _write(c.workspace, "recipes/two.txt", f"{f['dish_other']}\nflour, butter, apples\n")
+    _write(
+        c.workspace,
+        f"recipes/{_slug(f['dish'])}.txt",
+        f"{f['dish']}\n2 onions, {f['spice']}, salt\n",
+    )
+    _write(
+        c.workspace,
+        f"recipes/{_slug(f['dish_other'])}.txt",
+        f"{f['dish_other']}\nflour, butter, apples\n",
+    )
     f["dish_new"] = f"{c.word()} soup"
     f["ingredients_new"] = f"leeks, {c.word().lower()} beans, stock"
     f["todo_one"] = f"call {c.word()}"
@@ -53,6 +62,10 @@ def plugin_world(c: Ctx) -> None:
         {"title": f["todo_two"], "done": False},
     ]
     _write(c.workspace, "todos.json", json.dumps(todos, indent=1))
+
+
+def _slug(dish: str) -> str:  # as co_recipes names a dish's file
+    return re.sub(r"[^a-z0-9]+", "-", dish.casefold()).strip("-")
 
 
 def _json(c: Ctx, name: str) -> list[dict[str, object]]:
