@@ -25,7 +25,9 @@ from co_core.agent.tools.lexicon import in_english
 from co_core.steering.lexicon import (
     ACTION_VERBS,
     CLAUSE_BREAKS,
+    COMMAND_WORD,
     EFFECT_VERBS,
+    FILE_WORD,
     IRREGULAR_ING,
     LIVE_FACTS,
     NEGATIONS,
@@ -51,7 +53,6 @@ SMALL = STOP | SMALL_WORDS  # words that say nothing of what to do ("the", "les"
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CLAUSE = re.compile(r"[.;!?]+(?:\s|$)|\n")
 _QUESTION = re.compile(r"\?")
-FILE_WORD, COMMAND_WORD = "file", "command"  # what a file name and a command stand for
 
 
 def _ing(verb: str) -> str:

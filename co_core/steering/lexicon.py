@@ -100,6 +100,11 @@ REQUEST_WORDS = frozenset(
     check look open get fetch help bitte kannst könntest brauche möchte gib sag peux
     pouvez voudrais besoin donne dis puedes podrías necesito quiero dame dime""".split()
 )
+# What a file name and a command in backticks are, in the words tools describe themselves
+# with: a clause naming "notes.txt" is about a file.
+FILE_WORD = "file"
+COMMAND_WORD = "command"
+
 # Words that end a clause: a verb asks for something about the words of its own clause.
 CLAUSE_BREAKS = frozenset("but mais aber pero".split())
 

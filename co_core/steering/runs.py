@@ -245,16 +245,22 @@ def numbers_in(text: str) -> list[str]:
     return list(dict.fromkeys(json.dumps(float(n) if "." in n else int(n)) for n in found))
 
 
+_LINK = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"`<>]+", re.I)
+
+
 def file_names(source: Source) -> list[str]:
-    """The file names the words give: outside literal parts, or as a whole literal part
-    ('report.txt'), never one inside a text ("Post 'see report.txt'")."""
+    """The names of things the words give as such: links, and file names outside literal
+    parts or as a whole literal part ('report.txt'), never one inside a text ("Post 'see
+    report.txt'") nor a piece of a link."""
+    links = [(m.start(), m.end(), m.group(0).rstrip(TRAILING)) for m in _LINK.finditer(source.text)]
     outside = [
         n.group(0)
         for n in FILE_NAME.finditer(source.text)
         if not any(p.outer[0] <= n.start() < p.outer[1] for p in source.parts)
+        and not any(a <= n.start() < b for a, b, _ in links)
     ]
     whole = [t for t in source.literals() if FILE_NAME.fullmatch(t)]
-    return list(dict.fromkeys(outside + whole))
+    return list(dict.fromkeys([link for _, _, link in links] + outside + whole))
 
 
 def commands(masked: str) -> list[str]:
