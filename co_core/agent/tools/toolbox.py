@@ -70,13 +70,18 @@ def compact_schema(schema: Any) -> Any:
     """The same schema in fewer tokens: titles dropped, ``X | None = None`` shown as ``X``.
 
     Only what the model reads changes; arguments are still validated against the tool's
-    own signature.
+    own signature. A property *named* ``title`` (or ``$defs`` entry) stays: only the
+    schema keyword goes (dropping the keyword once dropped a todo's ``title`` argument, so
+    every call of ``add_todo(title)`` came with no title).
     """
     if isinstance(schema, list):
         return [compact_schema(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out = {k: compact_schema(v) for k, v in schema.items() if k != "title"}
+    for names in ("properties", "$defs"):  # maps of names, not schemas: keep every name
+        if isinstance(schema.get(names), dict):
+            out[names] = {k: compact_schema(v) for k, v in schema[names].items()}
     options = out.get("anyOf")
     if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
         other = next(o for o in options if o != {"type": "null"})
