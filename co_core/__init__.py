@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from co_core.kernel.hookspecs import (
         HOOKSPEC_VERSION,
         Effect,
+        ModelRegister,
         ResourceRegister,
         SettingsRegister,
         SlashCommandRegister,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
         write_private,
     )
     from co_core.kernel.processes import ProcessId
+    from co_core.kernel.providers import BuiltModel, ModelRequest
     from co_core.kernel.results import ToolResult
     from co_core.kernel.settings import SectionModel, Settings, setting
     from co_core.kernel.status import CheckResult, fail, off, ok, warn
@@ -61,6 +63,7 @@ _WHERE = {
     "co_core.kernel.hookspecs": (
         "HOOKSPEC_VERSION",
         "Effect",
+        "ModelRegister",
         "ResourceRegister",
         "SettingsRegister",
         "SlashCommandRegister",
@@ -79,6 +82,7 @@ _WHERE = {
         "write_private",
     ),
     "co_core.kernel.processes": ("ProcessId",),
+    "co_core.kernel.providers": ("BuiltModel", "ModelRequest"),
     "co_core.kernel.results": ("ToolResult",),
     "co_core.kernel.settings": ("SectionModel", "Settings", "setting"),
     "co_core.kernel.status": ("CheckResult", "fail", "off", "ok", "warn"),
@@ -100,6 +104,7 @@ _WHERE = {
 _MODULE = {name: module for module, names in _WHERE.items() for name in names}
 
 __all__ = [
+    "BuiltModel",
     "CHANGES",
     "CallRefused",
     "CheckResult",
@@ -111,6 +116,8 @@ __all__ = [
     "FileChanges",
     "HOOKSPEC_VERSION",
     "MAX_KEPT_BYTES",
+    "ModelRegister",
+    "ModelRequest",
     "ModelRetry",
     "ProcessId",
     "Resolved",

@@ -109,7 +109,7 @@ class Conversation:
         """Decide the model (``auto`` included) and say so when it was not named."""
         from co_core.agent.models import choose
 
-        choice = choose(self.model_spec, settings)
+        choice = choose(self.model_spec, settings, self.app.host)
         if choice.auto:
             self.frontend.notice(choice.line)
         return choice
@@ -123,7 +123,8 @@ class Conversation:
         try:
             if self.model is None:
                 spec = self.choice.spec if self.choice is not None else self.model_spec
-                model = resolve(spec, settings, self.base_url, self.frontend)
+                model = resolve(spec, settings, self.base_url, self.frontend, self.app.host)
+                _priced_in_traces(model)
                 with self._model_lock:
                     # the user left, or chose another model (/model) while it was starting
                     keep = not self._closed and self.model is None
@@ -294,7 +295,8 @@ class Conversation:
         """Switch model mid-session (``/model``); the history is kept."""
         from co_core.agent.models import resolve
 
-        new = resolve(spec, self.app.settings, self.base_url, self.frontend)
+        new = resolve(spec, self.app.settings, self.base_url, self.frontend, self.app.host)
+        _priced_in_traces(new)
         with self._model_lock:
             old, self.model, self.model_spec, self._model_error = self.model, new, spec, None
         if old is not None:
@@ -382,7 +384,12 @@ class Conversation:
 
         if self.usage is None:
             return
-        spent = self.usage.add(turn_usage(result.usage, label, base_url=self.base_url))
+        model = self.model
+        provider = model.provider if model is not None else None
+        spec = model.spec if model is not None else label
+        spent = turn_usage(result.usage, spec, provider=provider, base_url=self.base_url)
+        spent.model = label
+        self.usage.add(spent)
         self.last_usage = spent
         traced.set(
             input_tokens=spent.input_tokens,
@@ -428,6 +435,17 @@ class Conversation:
             except Exception as exc:
                 problems.append(f"stopping the model: {exc}")
         return problems
+
+
+def _priced_in_traces(model: ResolvedModel) -> None:
+    """The traces price this model's requests as its provider does."""
+    from co_core.telemetry.usage import remember_system
+
+    try:
+        system = getattr(model.model, "system", None)
+    except Exception:  # a model that cannot say offline
+        system = None
+    remember_system(system if isinstance(system, str) else None, model.provider)
 
 
 def _ended_by(exc: BaseException) -> str:

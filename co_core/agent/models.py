@@ -14,18 +14,15 @@ Co offers to download on first use (:func:`local_file`).
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_core.agent.local import catalog
 from co_core.agent.local import server as local_model
-from co_core.agent.size import ollama_parameters, server_parameters
 from co_core.agent.small import (
     STEERED_MAX_TOKENS,
     SteeringSettings,
@@ -33,6 +30,7 @@ from co_core.agent.small import (
 )
 from co_core.kernel import extras, modelspec
 from co_core.kernel.errors import CoError
+from co_core.kernel.providers import BuiltModel, ModelProvider, Providers
 from co_core.kernel.settings import Settings
 
 if TYPE_CHECKING:
@@ -59,9 +57,17 @@ class ResolvedModel:
     label: str
     closers: list[Callable[[], None]] = field(default_factory=list)
     spec: str = ""
+    provider: ModelProvider | None = None  # its status row, counter and prices
 
     def __post_init__(self) -> None:
         self.spec = self.spec or self.label
+        if self.provider is None:  # made by hand (a test's scripted model): Co's own
+            from co_core.kernel.providers import ProviderError
+
+            try:
+                self.provider = providers().find(self.spec)[0]
+            except ProviderError:
+                self.provider = None
 
     def close(self) -> None:
         while self.closers:
@@ -109,7 +115,7 @@ def auto_choice(settings: Settings) -> str:
     return _auto(settings)[0]
 
 
-def choose(spec: str | None, settings: Settings) -> ModelChoice:
+def choose(spec: str | None, settings: Settings, host: Any = None) -> ModelChoice:
     """What Co will use for ``spec`` (``--model``; None: the ``model`` setting, else auto):
     the form checked, ``auto`` decided, the ``local`` extra's presence checked. CoError in
     one line otherwise. Nothing is started or downloaded here."""
@@ -124,7 +130,7 @@ def choose(spec: str | None, settings: Settings) -> ModelChoice:
         return ModelChoice(chosen, why, auto=True)
     assert spec is not None
     try:
-        checked = modelspec.check(spec)
+        checked = modelspec.check(spec, providers(host))
     except ValueError as exc:
         raise CoError(f"model {spec!r}: {exc}") from None
     extras.require_for_model(checked)  # one line naming the pip command when an SDK is missing
@@ -226,13 +232,21 @@ def steer(
     )
 
 
-def _function_model(target: str) -> Any:
-    module_name, _, attr = target.partition(":")
-    try:
-        made = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise CoError(f"cannot load scripted model {target!r}: {exc}") from exc
-    return made() if callable(made) and not hasattr(made, "request") else made
+def providers(host: Any = None) -> Providers:
+    """The model providers the loaded plugins give (``register_models``); without a host,
+    Co's own (co_core.agent.providers)."""
+    if host is not None:
+        return Providers.of(host)
+    from co_core.agent.providers import register
+    from co_core.kernel.providers import ModelProvider
+
+    found: dict[str, ModelProvider] = {}
+
+    def add(prefix: str, build: Any, **options: Any) -> None:
+        found.setdefault(prefix, ModelProvider(prefix, build, "core", **options))
+
+    register(add)
+    return Providers(found)
 
 
 def resolve(
@@ -240,63 +254,32 @@ def resolve(
     settings: Settings,
     base_url: str | None = None,
     frontend: Frontend | None = None,
+    host: Any = None,
 ) -> ResolvedModel:
-    """Build the model for ``spec`` (None: the setting, else auto). Raises CoError with a
-    hint. For ``local`` this starts the server (and may offer a download): ``frontend``
-    hears about it."""
-    from co_core.agent.frontend import NoTerminal
+    """Build the model for ``spec`` (None: the setting, else auto) with its provider
+    (``register_models``). Raises CoError with a hint. A provider may start a server (and
+    offer a download): ``frontend`` hears about it."""
+    from co_core.kernel.providers import BuiltModel, ModelRequest, ProviderError
 
-    core = settings.core
-    choice = choose(spec, settings)
+    choice = choose(spec, settings, host)
     spec = choice.spec
-    provider, _, name = spec.partition(":")
-    if provider == "local":
-        return _local(name, settings, frontend or NoTerminal())
-    if provider == "function":
-        return ResolvedModel(_function_model(name), spec)
-    if provider == "ollama":
-        from pydantic_ai.models.openai import OpenAIChatModel
-        from pydantic_ai.providers.ollama import OllamaProvider
-
-        url = core.ollama_host.rstrip("/") + "/v1"
-        model = OpenAIChatModel(name, provider=OllamaProvider(base_url=url))
-        size = partial(ollama_parameters, core.ollama_host, name)
-        return ResolvedModel(steer(model, settings, parameters=size, json=True), spec)
-    if provider == "gemini":
-        key = core.gemini_api_key.get_secret_value() if core.gemini_api_key else ""
-        if not key:
-            raise CoError(
-                "gemini needs an API key: set GEMINI_API_KEY (or `co config set gemini_api_key ...`)"
-            )
-        from pydantic_ai.models.google import GoogleModel
-        from pydantic_ai.providers.google import GoogleProvider
-
-        return ResolvedModel(GoogleModel(name, provider=GoogleProvider(api_key=key)), spec)
-    if provider == "openai-compatible":
-        server = base_url or core.base_url
-        if not server:
-            raise CoError(
-                "openai-compatible models need a server URL: --base-url http://HOST:PORT/v1 "
-                "(or setting base_url / CO_BASE_URL)"
-            )
-        secret = core.api_key.get_secret_value() if core.api_key else None
-        model = compat_model(name, server, secret, "openai-compatible")
-        size = partial(server_parameters, server, name)
-        return ResolvedModel(steer(model, settings, parameters=size, json=False), spec)
-    from pydantic_ai.exceptions import UserError
-    from pydantic_ai.models import infer_model
-
     try:
-        return ResolvedModel(infer_model(spec), spec)
-    except (UserError, ValueError, ImportError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise CoError(f"model {spec!r}: {first}") from None
+        provider, name = providers(host).find(spec)
+    except ProviderError as exc:
+        raise CoError(f"model {spec!r}: {exc}") from None
+    built = provider.build(ModelRequest(name, settings, base_url, frontend))
+    if isinstance(built, BuiltModel):
+        found = ResolvedModel(built.model, built.label or spec, built.closers, built.spec or spec)
+    else:
+        found = ResolvedModel(built, spec)
+    found.provider = provider
+    return found
 
 
 # -- local ------------------------------------------------------------------------------
 
 
-def _local(name: str, settings: Settings, frontend: Frontend) -> ResolvedModel:
+def start_local(name: str, settings: Settings, frontend: Frontend) -> BuiltModel:
     """Start Co's own llama.cpp server for ``local`` / ``local:NAME``, sized from the GGUF."""
     from co_core.agent.local.constrained import ConstrainedModel
 
@@ -320,7 +303,7 @@ def _local(name: str, settings: Settings, frontend: Frontend) -> ResolvedModel:
         result_chars=steering.result_chars,
     )
     label = f"{spec} ({info.path.name}, {info.size_label})"
-    return ResolvedModel(model, label, [server.stop], spec=spec)
+    return BuiltModel(model, label, [server.stop], spec=spec)
 
 
 def local_server(

@@ -24,41 +24,58 @@ ASK_TIMEOUT = 3.0  # seconds a model server has to answer the check
 GEMINI = "https://generativelanguage.googleapis.com/v1beta/models"
 
 
-def model_check(settings: Any) -> CheckResult:
+def model_check(settings: Any, host: Any = None) -> CheckResult:
     from co_core.agent.models import NO_MODEL, auto_choice
 
     spec = (settings.core.model or "").strip()
     if spec:
-        return _check(spec, settings)
+        return _check(spec, settings, host)
     try:
         chosen = auto_choice(settings)
     except CoError:
         return fail(f"auto: {NO_MODEL}")
-    result = _check(chosen, settings)
+    result = _check(chosen, settings, host)
     if result.state == "fail":  # the last resort failed: every way to get a model
         return fail(f"auto -> {result.detail}. Or: {NO_MODEL.partition(': ')[2]}")
     return CheckResult(result.state, f"auto -> {result.detail}")
 
 
-def _check(spec: str, settings: Any) -> CheckResult:
-    provider, _, name = spec.partition(":")
-    if provider == "local":
-        return _local(name, settings)
-    if provider == "ollama" and name:
-        return _ollama(spec, name, settings.core.ollama_host)
-    if provider == "gemini" and name:
-        key = settings.core.gemini_api_key
-        return _gemini(spec, name, key.get_secret_value() if key is not None else "")
-    if provider == "openai-compatible" and name:
-        secret = settings.core.api_key.get_secret_value() if settings.core.api_key else None
-        return _compatible(spec, settings.core.base_url, secret)
-    from co_core.agent.models import resolve
+def _check(spec: str, settings: Any, host: Any = None) -> CheckResult:
+    """The provider's own row (``register_models``' ``status``), else whether the model
+    can be built at all."""
+    from co_core.agent.models import providers, resolve
+    from co_core.kernel.providers import ProviderError
 
+    try:
+        provider, name = providers(host).find(spec)
+    except ProviderError as exc:
+        return fail(f"model {spec!r}: {exc}")
+    if provider.status is not None:
+        row: CheckResult = provider.status(name, settings)
+        return row
     try:  # another pydantic-ai model, or a scripted one: can it be built?
-        resolve(spec, settings).close()
+        resolve(spec, settings, host=host).close()
     except CoError as exc:
         return fail(str(exc))
     return ok(f"{spec} (configured; not contacted)")
+
+
+def ollama_row(name: str, settings: Any) -> CheckResult:
+    return _ollama(f"ollama:{name}", name, settings.core.ollama_host)
+
+
+def gemini_row(name: str, settings: Any) -> CheckResult:
+    key = settings.core.gemini_api_key
+    return _gemini(f"gemini:{name}", name, key.get_secret_value() if key is not None else "")
+
+
+def compatible_row(name: str, settings: Any) -> CheckResult:
+    secret = settings.core.api_key.get_secret_value() if settings.core.api_key else None
+    return _compatible(f"openai-compatible:{name}", settings.core.base_url, secret)
+
+
+def local_row(name: str, settings: Any) -> CheckResult:
+    return _local(name, settings)
 
 
 class _Looking(NoTerminal):

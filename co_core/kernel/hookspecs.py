@@ -25,9 +25,12 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 import pluggy
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     import typer
 
     from co_core.kernel.deps import CoDeps, ResourceKey
+    from co_core.kernel.providers import ModelRequest
     from co_core.kernel.settings import SectionModel, Settings
     from co_core.kernel.status import CheckResult
     from co_core.kernel.tools import Does, Resolver, Risk, Role, ToolCall
@@ -63,6 +66,25 @@ class ToolRegister(Protocol):
     ) -> None: ...
 
 
+class ModelRegister(Protocol):
+    """``register("prefix", build, status=..., counter=..., price=..., free=..., example=...)``;
+    ``build(request)`` gets a ``co_core.ModelRequest`` (co_core.kernel.providers)."""
+
+    def __call__(
+        self,
+        prefix: str,
+        build: Callable[[ModelRequest], object],
+        *,
+        status: Callable[[str, Settings], CheckResult] | None = None,
+        counter: Callable[[object], object] | None = None,
+        price: Callable[[object, str], Decimal | None] | None = None,
+        free: bool = False,
+        example: str = "",
+        needs_name: bool = True,
+        form: Callable[[str], str | None] | None = None,
+    ) -> None: ...
+
+
 class ResourceRegister(Protocol):
     """``register(KEY, factory)``: ``factory(settings=..., deps=...)`` builds it on first use."""
 
@@ -95,6 +117,11 @@ class SlashCommandRegister(Protocol):
 @hookspec
 def register_tools(register: ToolRegister) -> None:
     """Give Co tools: ``register(fn_or_"module:attr", risk=..., permission=...)``."""
+
+
+@hookspec
+def register_models(register: ModelRegister) -> None:
+    """Give Co model providers: ``register(prefix, build, status=..., price=...)``."""
 
 
 @hookspec

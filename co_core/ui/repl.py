@@ -848,9 +848,10 @@ def run_chat(
     app.warn = repl.warn
     if model is not None:
         from co_core.kernel import modelspec
+        from co_core.kernel.providers import Providers
 
         try:
-            modelspec.check(model)  # a typo in --model: one line, before the prompt
+            modelspec.check(model, Providers.of(app.host))  # a typo: one line, first
         except ValueError as exc:
             repl.error(f"--model {model!r}: {exc}")
             return 2
