@@ -902,3 +902,44 @@ def test_code_written_in_words_is_the_expression_they_write(words: str, found: l
     from co_core.steering.runs import expressions
 
     assert expressions(words) == found
+
+
+def test_a_model_of_unknown_size_whose_calls_fail_is_steered_from_then_on(
+    bundled: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A llama.cpp server that does not say how big its model is: Co does not steer it,
+    and when its junk calls make the loop guard stop the turn, Co says so in one line,
+    steers it and answers the same turn (SmolLM2 on such a server once made 2 min 37 s of
+    junk calls for "what is 2+2")."""
+    import asyncio
+
+    from co_core.agent.conversation import Conversation
+    from co_core.agent.frontend import NoTerminal
+
+    class Listening(NoTerminal):
+        def notice(self, message: str) -> None:
+            notices.append(message)
+
+    replies: list[dict[str, Any]] = [
+        {"tool": "calculator", "args": {"expression": "2+2"}},  # junk calls, unsteered
+        {"tool": "calculator", "args": {"expression": "2+2"}},
+        {"text": "4"},  # steered: the words ask for no tool, so the model answers
+    ]
+    notices: list[str] = []
+    with Server(lambda body: replies.pop(0) if replies else {"text": "?"}) as server:
+        model = resolve("openai-compatible:tiny", bundled.settings, base_url=server.base_url)
+        assert not isinstance(model.model, ConstrainedModel)  # its size is unknown
+        conversation = Conversation(bundled, frontend=Listening(), headless=True)
+        conversation.model = model
+        conversation.prepare()
+        turn = asyncio.run(conversation.run_turn("what is 2+2"))
+        conversation.close()
+    assert turn.output == "4", (turn.calls, len(server.requests))
+    assert isinstance(conversation.model.model, ConstrainedModel), (
+        turn.calls,
+        notices,
+        len(server.requests),
+    )
+    assert conversation.model.model.co_small
+    assert len(notices) == 1 and "steering.mode on" in notices[0] and "\n" not in notices[0]
+    assert turn.calls == []  # the failed try is not this turn's record: the steered one is

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from co_core.agent.calls.loops import TurnStopped
 from co_core.agent.frontend import Frontend, NoTerminal
 from co_core.kernel.app import App
 from co_core.kernel.errors import CoError
@@ -335,14 +336,28 @@ class Conversation:
 
         try:
             with telemetry.turn(deps.session_id, model=model.label, prompt=prompt) as traced:
-                result = await co.agent.run(
-                    prompt,
-                    deps=deps,
-                    model=model.model,
-                    message_history=self.history,
-                    usage_limits=co.limits,
-                    event_stream_handler=handler,
-                )
+                try:
+                    result = await co.agent.run(
+                        prompt,
+                        deps=deps,
+                        model=model.model,
+                        message_history=self.history,
+                        usage_limits=co.limits,
+                        event_stream_handler=handler,
+                    )
+                except TurnStopped:
+                    if not self._steer_instead(model):
+                        raise
+                    co.calls.new_turn()  # the failed try is left out: the turn again, steered
+                    self._live = None
+                    result = await co.agent.run(
+                        prompt,
+                        deps=deps,
+                        model=model.model,
+                        message_history=self.history,
+                        usage_limits=co.limits,
+                        event_stream_handler=handler,
+                    )
                 self._count(result, model.label, traced)
         except (asyncio.CancelledError, KeyboardInterrupt, Exception) as exc:
             said = _failed(co.calls.records.values())  # before they are closed as interrupted
@@ -369,6 +384,19 @@ class Conversation:
             },
             model.spec,
         )
+
+    def _steer_instead(self, model: ResolvedModel) -> bool:
+        """A model whose size its server does not say made calls that failed until the
+        loop guard stopped them: it is steered from now on, said in one line (the
+        fallback docs/chat.md describes). False when there is no such fallback."""
+        from co_core.agent.served import STEERED_LATER, UNKNOWN_SIZE
+
+        later = getattr(model.model, STEERED_LATER, None)
+        if not callable(later) or getattr(model.model, "co_small", False):
+            return False
+        model.model = later()
+        self.frontend.notice(UNKNOWN_SIZE.format(model=model.label))
+        return True
 
     def _save(self, usage: Any, spent: Any = None) -> None:
         if self.recorder is not None:

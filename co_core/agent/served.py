@@ -86,20 +86,39 @@ def steer(
     model: Any, settings: Settings, *, parameters: Callable[[], float | None], json: bool
 ) -> Any:
     """``model`` (an Ollama or llama.cpp server's) as Co steers it, when it does: wrapped
-    in constrained calls (a JSON schema for Ollama, a grammar for llama.cpp) with the
-    small-model steering on. ``parameters`` is asked only in ``auto`` mode."""
+    in constrained calls (one JSON schema for both servers) with the small-model steering
+    on. ``parameters`` is asked only in ``auto`` mode. A model whose size the server does
+    not say is not steered, but carries its steered self (``co_steered``): when its first
+    calls fail, the conversation steers it from then on (co_core.agent.conversation)."""
     from co_core.agent.local.constrained import ConstrainedModel
 
     section = settings.section("steering")
     assert isinstance(section, SteeringSettings)
     count = parameters() if section.mode == "auto" else None
-    if not steered(section, parameters=count):
-        return model
-    return ConstrainedModel(
-        model,
-        max_tokens=STEERED_MAX_TOKENS,
-        small=True,
-        server="ollama" if json else "llama.cpp",
-        temperature=section.temperature,
-        result_chars=section.result_chars,
-    )
+
+    def wrapped() -> ConstrainedModel:
+        return ConstrainedModel(
+            model,
+            max_tokens=STEERED_MAX_TOKENS,
+            small=True,
+            server="ollama" if json else "llama.cpp",
+            temperature=section.temperature,
+            result_chars=section.result_chars,
+        )
+
+    if steered(section, parameters=count):
+        return wrapped()
+    if section.mode == "auto" and count is None:
+        try:
+            setattr(model, STEERED_LATER, wrapped)
+        except AttributeError:  # a model that takes no attribute: no fallback
+            pass
+    return model
+
+
+STEERED_LATER = "co_steered"  # a model of unknown size: its steered self, made on demand
+UNKNOWN_SIZE = (
+    "the server does not say how big {model} is, so Co did not steer it and its calls "
+    "failed: Co steers it from now on (`co config set steering.mode on` makes that the "
+    "default, `off` stops it)"
+)

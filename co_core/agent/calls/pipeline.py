@@ -129,15 +129,15 @@ class CallPipeline:
     ) -> ToolCallRecord:
         """Open the record of a call the model (or an MCP client) asks for; a call of an
         unknown tool, or of one not offered in this step, ends at once as ``retry``."""
-        if call_id in self.records:
-            raise StageError(f"tool call {call_id} was opened already")
+        earlier = self.records.pop(call_id, None)
+        if earlier is not None:  # a server that gives every call the same id ("call_1")
+            self.records[f"{call_id}#{len(self.records)}"] = earlier
         record = self._opened(call_id, tool, args, from_text)
+        self._judge(record)  # the same call as one that failed: the turn ends here
         if tool not in self.engine.specs:
             self.end(record, "retry", f"unknown tool {tool!r}")
         elif self.offered is not None and not self.offered(tool):
             self.end(record, "retry", NOT_OFFERED.format(tool=tool), excused=True)
-        else:
-            self._judge(record)
         return record
 
     def find(self, call_id: str) -> ToolCallRecord | None:
