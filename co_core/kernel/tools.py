@@ -205,12 +205,19 @@ def default_does(risk: Risk | None, doc: str = "") -> Does:
 
 def default_roles(params: Sequence[Param], permission: str, does: Does) -> dict[str, Role]:
     """Roles read from an undeclared tool's parameters: an argument its permission key
-    names is the ``target``; a required number picks an item (``number``); a required
-    string is the user's ``text`` for a tool that writes, sends or runs and the ``query``
-    for one that searches, else the ``target`` (once); everything optional, and anything
-    else, is an ``option`` (left at its default)."""
+    names is the ``target`` (unless it is the only string of a tool that changes
+    something: then it is the user's ``text``, "todo:add:{title}"); a required number
+    picks an item (``number``); a required string is the user's ``text`` for a tool that
+    writes, sends or runs and the ``query`` for one that searches, else the ``target``
+    (once); everything optional, and anything else, is an ``option`` (left at its
+    default)."""
     named = set(_template_fields(permission))
     roles: dict[str, Role] = {}
+    # A tool that changes something, whose only string the key names ("todo:add:{title}"):
+    # that string is the user's text (the todo itself), not only a name to look up.
+    strings = [p for p in params if p.required and p.kind == "string"]
+    if does in ("writes", "sends", "runs") and len(strings) == 1 and strings[0].name in named:
+        named = named - {strings[0].name}
     for param in params:
         if param.name in named and param.kind in ("string", None):
             roles[param.name] = "target"

@@ -125,7 +125,7 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             if answer is not None:
                 return _said(answer)
             return await handler(request_context)
-        settled = self._settled(ended)
+        settled = self._settled(ended, prompt)
         if settled is not None:
             return _said(settled)
         params = request_context.model_request_parameters
@@ -222,7 +222,7 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
 
         return [untold(unsaid(question, records)), untold(question)]
 
-    def _settled(self, ended: list[ToolCallRecord]) -> str | None:
+    def _settled(self, ended: list[ToolCallRecord], prompt: str) -> str | None:
         """Co's own answer when the calls leave nothing for the model to read."""
         for record in ended:
             if record.status == "denied":
@@ -234,7 +234,22 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             return "\n\n".join(shown(r) for r in ended)
         if all(r.status == "ok" and self.contract(r.tool).does in CONFIRMED for r in ended):
             return "\n\n".join(shown(r) for r in ended)  # what was done, as the tool says it
+        if self._listing_asked(ended, prompt):
+            return shown(ended[-1])  # the list that was asked for, as the tool lists it
         return None
+
+    def _listing_asked(self, ended: list[ToolCallRecord], prompt: str) -> bool:
+        """Was a listing all the words asked for ("List my bookmarks"): one call Co routed
+        to a tool that lists, which found something, the words saying nothing beyond the
+        tool's own words? Then the answer is the list itself (a tiny model retelling it
+        drops items)."""
+        chosen, last = self.last_route, ended[-1]
+        if len(ended) != 1 or last.status != "ok" or chosen is None or chosen.kind != "call":
+            return False
+        if self.contract(last.tool).does != "lists" or getattr(last.result, "count", 1) == 0:
+            return False
+        intent = read_intent(prompt)
+        return not (set(intent.words) - self.toolbox.doc_words(last.tool))
 
     def _reading(self, tool: ToolDefinition, schema: Any, words_: str, avoid: list[str]) -> Reading:
         found = self.contract(tool.name)
