@@ -284,17 +284,22 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
     ) -> list[ToolDefinition]:
         """The tools as a forced call of each may be made: every value copied from the
         user's words (co_core.steering.values), names limited to what the resolver finds;
-        a tool whose call needs a value the words do not give is left out."""
-        out = []
+        a tool whose call needs a value the words do not give is left out. Of several
+        tools, those whose resolver finds the thing the words name ("my Voquinlo stew
+        recipe" is a recipe there is) are the ones the model may call, when any is."""
+        out, named = [], []
         for tool in tools:
             found = self.contract(tool.name)
             schema = narrowed(
                 tool.parameters_json_schema, found.spec, found.roles, words_, ctx.deps
             )
             copied = self._reading(tool, schema, words_, avoid).schema()
-            if copied is not None:
-                out.append(_constrained(tool, copied))
-        return out
+            if copied is None:
+                continue
+            out.append(_constrained(tool, copied))
+            if _names_a_real_thing(tool.parameters_json_schema, schema, found.roles):
+                named.append(out[-1])
+        return named if 0 < len(named) < len(out) else out
 
     def _route(self, request_context: Any, prompt: str, ctx: RunContext[CoDeps]) -> str | None:
         chosen = self.last_route = route(read_intent(prompt), self.toolbox)
@@ -315,6 +320,15 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
                     params, function_tools=tools, allow_text_output=False
                 )
         return None
+
+
+def _names_a_real_thing(before: Any, after: Any, roles: Any) -> bool:
+    """Did the resolver limit one of the tool's targets to the names it found?"""
+    was, now = (before or {}).get("properties") or {}, (after or {}).get("properties") or {}
+    return any(
+        roles.get(key) == "target" and "enum" in (now.get(key) or {}) and now.get(key) != prop
+        for key, prop in was.items()
+    )
 
 
 def _constrained(tool: ToolDefinition, arguments: dict[str, Any]) -> ToolDefinition:

@@ -146,7 +146,7 @@ SMALL_WORDS = NOT_A_REQUEST | frozenset(
     und oder ins al del con para por y o
     something anything nothing everything someone somebody stuff thing new another
     quelque chose rien nouveau nouvelle etwas nichts neue neuen neues algo nada nuevo nueva
-    hinzu dazu ab aus ein weg
+    hinzu dazu ab aus ein weg down up out off
     quel quelle quels quelles qui quoi quand où comment combien pourquoi
     welche welcher welches welchen wer wen wem was wann wo wie warum
     qué cuál cuáles quién quiénes cuándo dónde cómo cuánto""".split()
