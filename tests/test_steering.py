@@ -943,3 +943,41 @@ def test_a_model_of_unknown_size_whose_calls_fail_is_steered_from_then_on(
     assert conversation.model.model.co_small
     assert len(notices) == 1 and "steering.mode on" in notices[0] and "\n" not in notices[0]
     assert turn.calls == []  # the failed try is not this turn's record: the steered one is
+
+
+def test_the_core_runs_without_the_steering_layer(
+    bundled: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The steering is a layer the agent only names (co_core.agent.assembly.steering): left
+    out of the default plugins, a small model's turn still runs, unsteered (it gets every
+    tool and may answer in words); with it, the same words make it call the one tool."""
+    from pydantic_ai.messages import ModelResponse, TextPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_core.kernel import app as kernel_app
+
+    seen: list[tuple[list[str], bool]] = []
+
+    class Tiny(FunctionModel):
+        co_small = True
+
+    def answer(messages: list[Any], info: Any) -> ModelResponse:
+        seen.append(([t.name for t in info.function_tools], info.allow_text_output))
+        return ModelResponse(parts=[TextPart("It has the sales.")])
+
+    async def stream(messages: list[Any], info: Any) -> Any:
+        seen.append(([t.name for t in info.function_tools], info.allow_text_output))
+        yield "It has the sales."
+
+    def tiny() -> Tiny:
+        return Tiny(answer, stream_function=stream)
+
+    words = "Read sales.csv"
+    run_turn(bundled, words, tiny())
+    assert seen[-1] == (["read_file"], False)  # steered: that call and nothing else
+    without = tuple(p for p in kernel_app.DEFAULT_PLUGINS if p != "co_core.steering.plugin")
+    monkeypatch.setattr(kernel_app, "DEFAULT_PLUGINS", without)
+    app = make_app({"obsidian": {"vault_path": str(bundled.cwd.parent / "vault")}}, cwd=bundled.cwd)
+    turn = run_turn(app, words, tiny())
+    tools, text = seen[-1]
+    assert turn.output == "It has the sales." and text and len(tools) > 1  # on its own
