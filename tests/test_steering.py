@@ -981,3 +981,70 @@ def test_the_core_runs_without_the_steering_layer(
     turn = run_turn(app, words, tiny())
     tools, text = seen[-1]
     assert turn.output == "It has the sales." and text and len(tools) > 1  # on its own
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Create a file.",
+        "Crée un fichier.",
+        "Leg eine neue Datei an.",
+        "Write a note.",
+        "Run a command.",
+    ],
+)
+def test_a_change_the_words_give_nothing_for_is_asked_back(bundled: App, words: str) -> None:
+    """Nothing to write or run: Co asks for what the tool needs, in one sentence, naming
+    it as the tool does (read from the declared roles), and calls nothing."""
+    chosen = routed(bundled, words)
+    assert chosen.kind == "ask", chosen
+    assert chosen.answer.endswith("?") and chosen.answer.count(". ") == 0, chosen.answer
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Turn on the living room light.",
+        "Allume la lumière du salon.",
+        "Schalte das Licht im Flur aus.",
+        "What's the weather in Paris tomorrow?",
+        "Wie wird das Wetter morgen in München?",
+    ],
+)
+def test_what_no_tool_can_do_is_declined(bundled: App, words: str) -> None:
+    chosen = routed(bundled, words)
+    assert chosen.kind == "decline", chosen
+    assert "tool" in chosen.answer and chosen.answer.count(". ") == 0
+
+
+def test_ask_back_follows_from_the_roles_of_a_tool_of_our_own(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin Co did not write, beside the bundled ones: ``stash_blurb(shelf, blurb)``
+    declares ``shelf`` as the target and ``blurb`` as the text given whole. Words that
+    give both are a call; words that give no blurb are asked back, naming it."""
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    from co_core import hookimpl
+    from co_core.testing import use_plugin
+
+    def stash_blurb(ctx: Any, shelf: str, blurb: str) -> str:
+        """Stash a blurb on a shelf of the pantry."""
+        return shelf
+
+    class Pantry:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            register(
+                stash_blurb,
+                risk="write",
+                permission="pantry:stash:{shelf}",
+                does="writes",
+                roles={"shelf": "target", "blurb": "content"},
+            )
+
+    with use_plugin(Pantry(), name="pantry", installed=True) as app:
+        assert isinstance(app, App)
+        made = routed(app, "Stash 'the quick brown fox' on the top shelf.")
+        asked = routed(app, "Stash a blurb on the top shelf.")
+    assert (made.kind, made.tools) == ("call", ("stash_blurb",))
+    assert asked.kind == "ask" and "blurb" in asked.answer and asked.answer.endswith("?")

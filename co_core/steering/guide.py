@@ -49,7 +49,7 @@ from co_core.steering.contracts import Contract, contract_of
 from co_core.steering.grounding import excerpt, grounded
 from co_core.steering.intent import Intent, read_intent
 from co_core.steering.known import narrowed
-from co_core.steering.route import Route, ask_back, route
+from co_core.steering.route import Route, about, ask_back, route
 from co_core.steering.values import Reading, spans_left
 
 MAX_CALLS = 2  # calls a steered model makes per turn: the one asked for, and one follow-up
@@ -105,7 +105,10 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         asked it to change. (Any model Co does not steer: every tool.)"""
         if not is_small(model):
             return True
-        return read_intent(prompt).asks(self.toolbox.effect(name), words(name))
+        said = words(name)
+        return read_intent(prompt).asks(
+            self.toolbox.effect(name), about(self.toolbox, name), verb=said[0] if said else ""
+        )
 
     def routed(self, prompt: str) -> tuple[str, ...]:
         """The tools the routing makes a small model call for ``prompt`` (none when the

@@ -95,17 +95,22 @@ class Intent:
     actions: tuple[str, ...] = ()  # what the words ask Co to do in the world ("Turn on ...")
     facts: tuple[str, ...] = ()  # facts only a live source knows ("weather"), in English
     question: bool = False  # asked as a question
+    heads: frozenset[str] = frozenset()  # each clause's first word, in English ("stash")
 
     @property
     def effects(self) -> frozenset[str]:
         return frozenset(self.asked)
 
-    def asks(self, effect: str | None, about: Iterable[str] = ()) -> bool:
+    def asks(self, effect: str | None, about: Iterable[str] = (), verb: str = "") -> bool:
         """Do the words ask for ``effect`` (a tool's risk), in a clause that names one of
         ``about`` (the tool's own words) when given? Reading always may; a tool of unknown
-        effect needs a verb of some effect."""
+        effect needs a verb of some effect. The tool's own verb (``verb``: "stash" of
+        ``stash_blurb``), said first in a clause ("Stash 'x' on the top shelf"), asks for
+        what the tool declares it does."""
         if effect == "read":
             return True
+        if verb and verb not in VERB_OF and verb in self.heads:
+            return True  # a verb the tables do not know, said as the tool says it
         # "file" or "note", not the verb itself; running needs no object ("run sha256sum")
         targets = set() if effect == "exec" else set(about) - set(VERB_OF)
         clauses = list(self.asked.values()) if effect is None else [self.asked.get(effect)]
@@ -200,6 +205,18 @@ def _acts(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _head(clause: str) -> str:
+    """A clause's first word, after the words that only ask ("please", "can you"), in
+    English: the verb of a request said as one."""
+    for token in _TOKEN.findall(clause):
+        word = in_english(token.lower())
+        if word not in REQUEST_WORDS and word not in SMALL:
+            return word
+        if word not in REQUEST_WORDS and word not in ("you", "u"):
+            return ""
+    return ""
+
+
 def _is_request(text: str, said: Iterable[str], asked: dict[str, frozenset[str]]) -> bool:
     if asked or _QUESTION.search(text) or FILE_NAME.search(spoken(text)):
         return True
@@ -226,4 +243,5 @@ def read_intent(text: str) -> Intent:
     facts = tuple(w for w in said if w in LIVE_FACTS)
     request = _is_request(text, said, asked)
     question = bool(_QUESTION.search(text))
-    return Intent(text, query, asked, said, request, _acts(text), facts, question)
+    heads = frozenset(_head(c) for c in _clauses(instructions(text))) - {""}
+    return Intent(text, query, asked, said, request, _acts(text), facts, question, heads)

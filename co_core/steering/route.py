@@ -152,6 +152,13 @@ def ranked(intent: Intent, tools: Tools) -> list[tuple[str, float]]:
     return sorted(scored, key=lambda item: -item[1])
 
 
+def about(tools: Tools, name: str) -> list[str]:
+    """What a tool handles, as its words say: its name's and its plugin's ("a note",
+    "the pantry")."""
+    spec = tools.spec(name)
+    return [*words(name), *(words(spec.plugin) if spec is not None else [])]
+
+
 def fits(tool: Contract, given: int) -> bool:
     """Can the words give the tool the whole texts it needs? Its ``content`` arguments
     (quoted, or after a colon) each one of the ``given`` literal parts; one ``text`` may
@@ -180,7 +187,9 @@ def route(intent: Intent, tools: Tools) -> Route:
         return contracts[name]
 
     def usable(name: str) -> bool:
-        return tools.blocked_call(name) is None and intent.asks(tools.effect(name), words(name))
+        return tools.blocked_call(name) is None and intent.asks(
+            tools.effect(name), about(tools, name), verb=words(name)[0] if words(name) else ""
+        )
 
     if not usable(best):
         # A tool the model may call, nearly as good: better than Co answering in its place.
