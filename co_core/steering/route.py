@@ -1,7 +1,7 @@
 """Which tool the user's words ask for, decided before a steered model answers.
 
 The tools are ranked by BM25 over their names and descriptions (never their parameter
-names) against the user's words (co_core.agent.tools.intent). Then, in this order:
+names) against the user's words (co_core.steering.intent). Then, in this order:
 
 - nothing clear (the best score under ``CLEAR_MATCH``; a tool's score counts the share
   of its name the words say, so "read notes.txt" is ``read_file``, not
