@@ -18,7 +18,7 @@ import pytest
 from openai_server import Server
 
 from co_core.agent.assembly.build import load_tools
-from co_core.agent.local.constrained import WORDS_ONLY, ConstrainedModel
+from co_core.agent.local.constrained import ConstrainedModel
 from co_core.agent.models import compat_model, resolve
 from co_core.agent.tools.lexicon import TRANSLATIONS
 from co_core.agent.tools.toolbox import Toolbox
