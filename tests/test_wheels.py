@@ -348,3 +348,82 @@ def test_under_uv_tool_the_line_names_co_plugins_install(
     finally:
         receipt.unlink()
     assert done.stderr.strip().endswith(': co plugins install "co-core[gemini]"')
+
+
+# What the plugins' floors must give, checked on the floor itself and on the release below
+# it (which must fail the same check, or the floor is not what makes it hold):
+# google-auth-oauthlib 1.3.0 is the first whose ``from_client_config`` (under Co's
+# ``from_client_secrets_file``) keeps PKCE on (#356; 1.2.0-1.2.4 turn it off);
+# slack-sdk 3.37 is the first whose ``chat_postMessage`` takes ``markdown_text`` (older ones
+# warn on every post that the text is missing).
+FLOOR_CHECK = r"""
+import json, sys, warnings
+from pathlib import Path
+from co_google.auth import SCOPES, CONSOLE_REDIRECT
+from google_auth_oauthlib.flow import InstalledAppFlow
+secrets = Path(sys.argv[1])
+secrets.write_text(json.dumps({"installed": {
+    "client_id": "cid.apps.googleusercontent.com", "client_secret": "s",
+    "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+    "token_uri": "https://oauth2.googleapis.com/token",
+    "redirect_uris": ["http://localhost"]}}))
+flow = InstalledAppFlow.from_client_secrets_file(str(secrets), SCOPES)
+flow.redirect_uri = CONSOLE_REDIRECT
+url, _state = flow.authorization_url(access_type="offline", prompt="consent")
+assert "code_challenge_method=S256" in url and flow.code_verifier, "PKCE is off"
+from slack_sdk import WebClient
+client = WebClient(token="xoxb-1", base_url="http://127.0.0.1:9/", timeout=1)
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    try:
+        client.chat_postMessage(channel="C1", markdown_text="**hi**")
+    except UserWarning as exc:
+        raise AssertionError(f"markdown_text is not known: {exc}") from None
+    except Exception:
+        pass  # nothing listens on port 9: only the warning matters
+print("floors hold")
+"""
+BELOW_FLOOR = {"google-auth-oauthlib": "1.2.4", "slack-sdk": "3.36.0"}
+
+
+def _floor(pyproject: Path, name: str) -> str:
+    found = re.search(rf'"{name}>=([\d.]+)"', pyproject.read_text(encoding="utf-8"))
+    assert found is not None, f"{pyproject} gives {name} a floor"
+    return found.group(1)
+
+
+@pytest.mark.parametrize("at", ["floor", "below"])
+def test_the_plugins_floors_keep_pkce_and_markdown_text(
+    built: Path, tmp_path: Path, at: str
+) -> None:
+    floors = {
+        "google-auth-oauthlib": _floor(ROOT / "plugins/co_google/pyproject.toml",
+                                       "google-auth-oauthlib"),
+        "slack-sdk": _floor(ROOT / "plugins/co_slack/pyproject.toml", "slack-sdk"),
+    }  # fmt: skip
+    versions = floors if at == "floor" else BELOW_FLOOR
+    venv = tmp_path / "venv"
+    run(uv(), "venv", "--quiet", venv)
+    python = venv / "bin" / "python"
+    wheels = [wheel(built, p) for p in ("co-core", "co-google", "co-slack")]
+    pins = [f"{name}=={version}" for name, version in versions.items()]
+    # The wheels' own floors would refuse a version below them: install those apart.
+    run(uv(), "pip", "install", "--quiet", "--python", python, *wheels,
+        *(pins if at == "floor" else []), cwd=tmp_path)  # fmt: skip
+    if at == "below":
+        run(uv(), "pip", "install", "--quiet", "--python", python, "--no-deps", *pins,
+            cwd=tmp_path)  # fmt: skip
+    done = subprocess.run(
+        [python, "-c", FLOOR_CHECK, tmp_path / "client.json"],
+        capture_output=True, text=True, timeout=300, env=_env(tmp_path),
+    )  # fmt: skip
+    installed = run(python, "-c", "import importlib.metadata as m; "
+                    "print(m.version('google-auth-oauthlib'), m.version('slack-sdk'))")  # fmt: skip
+    from packaging.version import Version
+
+    assert [Version(v) for v in installed.stdout.split()] == [Version(v) for v in versions.values()]
+    if at == "floor":
+        assert done.returncode == 0 and "floors hold" in done.stdout, done.stderr
+    else:
+        assert done.returncode != 0
+        assert "PKCE is off" in done.stderr or "markdown_text is not known" in done.stderr

@@ -67,6 +67,7 @@ class ToolCallRecord:
     resolved: bool = False  # ``call`` holds the canonical arguments the tool runs with
     excused: bool = False  # failed through no fault of the model (a tool it was not offered)
     from_text: bool = False  # the model wrote it as text; Co recovered it as a call
+    written: tuple[str, ...] = ()  # the names of the arguments the model wrote
     seen_at: float = field(default_factory=time.perf_counter)
     run_at: float | None = None
     duration: float | None = None

@@ -27,11 +27,51 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 from typing import Any
 
+# RFC 5322 3.6.4's msg-id as Co writes it: "<" id-left "@" id-right ">", printable ASCII
+# without "<", ">" or white space (no comments, no folding inside).
+MSG_ID = re.compile(r"<[!-;=?-~]+@[!-;=?-~]+>")
+ID_FIELDS = frozenset({"in-reply-to", "references"})
+
 LOCAL = re.compile(r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*")
 LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
 REPLY_HEADERS = ["From", "To", "Cc", "Reply-To", "Subject", "Message-ID", "References"]
 FIELDS = ("to", "cc", "bcc")
 HINT = "use e.g. 'alice@example.com, Bob <bob@example.org>'"
+
+
+class _Threading(email.policy.EmailPolicy):
+    """Python's default policy, except In-Reply-To and References: folded between their
+    msg-ids and never written as RFC 2047 encoded words, which the default policy does to
+    a line over 78 characters and RFC 5322 forbids there (CPython gh-100991; Exchange
+    drops such a header and the reply does not thread)."""
+
+    def fold(self, name: str, value: Any) -> str:
+        if name.lower() in ID_FIELDS:
+            return self._ids(name, str(value))
+        return super().fold(name, value)
+
+    def fold_binary(self, name: str, value: Any) -> bytes:
+        if name.lower() in ID_FIELDS:
+            return self._ids(name, str(value)).encode("ascii")
+        return super().fold_binary(name, value)
+
+    def _ids(self, name: str, value: str) -> str:
+        lines = [f"{name}:"]
+        for msg_id in value.split():  # only msg-ids get here (msg_ids)
+            if len(lines[-1]) + 1 + len(msg_id) > 78 and lines[-1] != f"{name}:":
+                lines.append("")
+            lines[-1] += " " + msg_id
+        return self.linesep.join(lines) + self.linesep
+
+
+THREADING = _Threading()
+
+
+def msg_ids(text: str) -> list[str]:
+    """The msg-ids of a header someone else wrote, each once, in order; whatever is not
+    one (an encoded word, a comment, non-ASCII) is left out rather than copied."""
+    tokens = (text or "").split()
+    return list(dict.fromkeys(t for t in tokens if len(t) <= 900 and MSG_ID.fullmatch(t)))
 
 
 class BadDraft(ValueError):
@@ -216,8 +256,10 @@ def plan(google: Any, args: Mapping[str, Any]) -> Draft:
         to = list(merge(to, sent_to) if args.get("reply_all") or not to else to)
         cc = [*cc, *sent_cc]
         subject = reply_subject(head.get("subject", ""))  # Gmail threads a reply on it
-        message_id = head.get("message-id", "").strip()
-        references = " ".join((head.get("references", "") + " " + message_id).split())
+        found = msg_ids(head.get("message-id", ""))
+        message_id = found[0] if len(found) == 1 else ""
+        if message_id:  # RFC 5322 3.6.4: the parent's References, then its Message-ID
+            references = " ".join(msg_ids(head.get("references", "") + " " + message_id))
     # each address once, in the first field that names it
     final_to = merge(to)
     final_cc = merge(cc, skip={r.address for r in final_to})
@@ -234,7 +276,7 @@ def resolved_args(draft: Draft, args: Mapping[str, Any]) -> dict[str, Any]:
 
 def message(draft: Draft, body: str) -> EmailMessage:
     """The MIME message for a draft."""
-    message = EmailMessage()
+    message = EmailMessage(policy=THREADING)
     if draft.in_reply_to:
         message["In-Reply-To"] = draft.in_reply_to
         message["References"] = draft.references

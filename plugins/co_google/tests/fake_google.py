@@ -16,13 +16,17 @@ terminal:
 - ``fields`` is checked against the response schema (400 ``Invalid field selection``) and
   applied, so a field Co forgets to ask for is missing;
 - ``orderBy=startTime`` needs ``singleEvents=true``; a draft's ``raw`` must be base64url;
-  a reply draft only joins its thread when the Subject matches (Gmail's threading rule);
+  a reply draft only joins its thread when the Subject matches and In-Reply-To or
+  References name one of its messages as RFC 5322 msg-ids (Gmail's threading rule; an
+  encoded word there is no msg-id);
 - Gmail attachment ids differ on every fetch; a batch holds at most 100 calls;
 - Drive's ``files.list`` searches the ``user`` corpus unless ``corpora`` says otherwise:
   a file in a shared drive (``"drive": "Sales"``) that the user never opened and that was
   not shared with them directly (``"touched": False``) is found with ``corpora=allDrives``
   only, which in turn needs ``includeItemsFromAllDrives=true``; ``incomplete_drives``
   makes an ``allDrives`` search report ``incompleteSearch: true``;
+- a ranged download (``Range: bytes=0-…``) of a 0-byte file, or from past the end, is 416
+  ``requestedRangeNotSatisfiable`` (google-api-python-client#638);
 - ``files.export`` refuses content over 10 MB (403 ``exportSizeLimitExceeded``), and a
   Sheet exports only its first tab as CSV or TSV (``spreadsheet()`` builds the exports of
   a Sheet with several tabs, as Google documents them).
@@ -274,6 +278,7 @@ def gmail_message(
     cc: str | None = None,
     reply_to: str | None = None,
     references: str | None = None,
+    message_id: str | None = None,
 ) -> dict:
     """A Gmail ``users.messages`` resource in ``format=full``.
 
@@ -285,7 +290,7 @@ def gmail_message(
         {"name": "To", "value": to},
         {"name": "Subject", "value": subject},
         {"name": "Date", "value": date},
-        {"name": "Message-ID", "value": f"<{msg_id}@mail.example.com>"},
+        {"name": "Message-ID", "value": message_id or f"<{msg_id}@mail.example.com>"},
     ]
     if cc:
         headers.append({"name": "Cc", "value": cc})
@@ -440,6 +445,24 @@ def _headers_of(message: dict) -> dict[str, str]:
     return {h["name"].lower(): h["value"] for h in message["payload"].get("headers", [])}
 
 
+MSG_ID = re.compile(r"<[!-=?-~]+@[!-=?-~]+>")  # RFC 5322 3.6.4, no comments or folding inside
+
+
+def msg_ids(mime: bytes) -> set[str]:
+    """The msg-ids of In-Reply-To and References as a mail server reads the bytes: the
+    field bodies unfolded, each a list of ``<left@right>`` separated by white space.
+    Anything else (an RFC 2047 encoded word, which RFC 5322 forbids there) makes the field
+    unreadable, as Exchange drops it."""
+    raw = email.message_from_bytes(mime, policy=email.policy.compat32)
+    found: set[str] = set()
+    for name in ("In-Reply-To", "References"):
+        for value in raw.get_all(name, []):
+            tokens = re.sub(r"\r?\n[ \t]", " ", str(value)).split()
+            if all(MSG_ID.fullmatch(token) for token in tokens):
+                found.update(tokens)
+    return found
+
+
 def _bare_subject(subject: str) -> str:
     return re.sub(r"^\s*((re|fwd?|aw|sv)\s*:\s*)+", "", subject or "", flags=re.I).strip().lower()
 
@@ -476,6 +499,8 @@ class FakeGoogle:
     events: list[dict[str, Any]] = field(default_factory=list)  # the primary calendar's
     calendars: list[dict[str, Any]] = field(default_factory=list)  # other calendarList entries
     calendar_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    calendar_groups: dict[str, list[str]] = field(default_factory=dict)  # group -> members
+    failing_calendars: set[str] = field(default_factory=set)  # free/busy: internalError
     drafts: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     http_requests: int = 0
@@ -747,6 +772,10 @@ class FakeGoogle:
         wanted = re.fullmatch(r"bytes=(\d+)-(\d+)", self._local.headers.get("range") or "")
         if wanted:
             start, end = int(wanted.group(1)), int(wanted.group(2))
+            if start >= len(data):  # RFC 9110 15.5.17, and Drive's answer for a 0-byte file
+                message = "Request range not satisfiable"
+                body = error_body(416, message, "requestedRangeNotSatisfiable", "OUT_OF_RANGE")
+                return Reply(416, body, headers={"Content-Range": f"bytes */{len(data)}"})
             part = data[start : end + 1]
             return Reply(
                 206,
@@ -947,12 +976,12 @@ class FakeGoogle:
                 return Reply(404, NOT_FOUND)
             # Gmail's rule: a draft joins the thread only when it refers to a message of it
             # and its Subject matches.
-            refs = str(parsed.get("References", "")) + " " + str(parsed.get("In-Reply-To", ""))
+            refs = msg_ids(mime)
             ids = {_headers_of(m).get("message-id", "") for m in thread}
             subject_ok = _bare_subject(str(parsed.get("Subject", ""))) == _bare_subject(
                 _headers_of(thread[0]).get("subject", "")
             )
-            if subject_ok and any(i and i in refs for i in ids):
+            if subject_ok and refs & ids:
                 thread_id = wanted
         stored = {
             "id": f"r-{number}",
@@ -972,19 +1001,29 @@ class FakeGoogle:
             return self.events
         return self.calendar_events.get(calendar)
 
+    def _calendar_list(self) -> list[dict[str, Any]]:
+        primary = {
+            "kind": "calendar#calendarListEntry",
+            "id": ME,
+            "summary": ME,
+            "timeZone": "Europe/Paris",
+            "accessRole": "owner",
+            "primary": True,
+            "selected": True,
+        }
+        return [primary, *self.calendars]
+
+    def calendar_calendarList_get(  # noqa: N802
+        self, params: dict, multi: dict, raw: bytes, calendar: str
+    ) -> Reply:
+        wanted = ME if calendar == "primary" else calendar
+        for entry in self._calendar_list():
+            if entry["id"] == wanted:
+                return Reply(200, entry)
+        return Reply(404, error_body(404, "Not Found", "notFound", "NOT_FOUND"))
+
     def calendar_calendarList_list(self, params: dict, multi: dict, raw: bytes) -> Reply:  # noqa: N802
-        entries = [
-            {
-                "kind": "calendar#calendarListEntry",
-                "id": ME,
-                "summary": ME,
-                "timeZone": "Europe/Paris",
-                "accessRole": "owner",
-                "primary": True,
-                "selected": True,
-            },
-            *self.calendars,
-        ]
+        entries = self._calendar_list()
         chunk, token = _page(entries, params, int(params.get("maxResults", 100)))
         body: dict[str, Any] = {"kind": "calendar#calendarList", "items": chunk}
         if token:
@@ -1044,22 +1083,46 @@ class FakeGoogle:
         return Reply(404, error_body(404, "Not Found", "notFound", "NOT_FOUND"))
 
     def calendar_freebusy_query(self, params: dict, multi: dict, raw: bytes) -> Reply:
+        """FreeBusyRequest/FreeBusyResponse: at most 50 calendars answered
+        (``calendarExpansionMax``, "Maximum value is 50"), a group expanded into its
+        members' calendars unless it has more than ``groupExpansionMax`` (at most 100),
+        per-calendar ``errors`` with the documented reasons."""
         body = json.loads(raw or b"{}")
         if "timeMin" not in body or "timeMax" not in body:
             return Reply(*bad_request("Missing time range."))
         lo, hi = datetime.fromisoformat(body["timeMin"]), datetime.fromisoformat(body["timeMax"])
         zone = ZoneInfo(body.get("timeZone", "UTC"))
+        calendar_max = min(int(body.get("calendarExpansionMax", 50)), 50)
+        group_max = min(int(body.get("groupExpansionMax", 100)), 100)
         calendars: dict[str, Any] = {}
+        groups: dict[str, Any] = {}
+        wanted: list[str] = []
         for item in body.get("items", []):
-            events = self._calendar(item["id"])
-            if events is None:
-                calendars[item["id"]] = {
-                    "errors": [{"domain": "global", "reason": "notFound"}],
-                    "busy": [],
-                }
+            members = self.calendar_groups.get(item["id"])
+            if members is None:
+                wanted.append(item["id"])
+            elif len(members) > group_max:
+                groups[item["id"]] = {"errors": [_fb_error("groupTooBig")], "calendars": []}
+            else:
+                groups[item["id"]] = {"calendars": list(members)}
+                wanted += members
+
+        for number, calendar in enumerate(dict.fromkeys(wanted)):
+            events = self._calendar(calendar)
+            reason = (
+                "tooManyCalendarsRequested"
+                if number >= calendar_max
+                else "internalError"
+                if calendar in self.failing_calendars
+                else "notFound"
+                if events is None
+                else ""
+            )
+            if reason:
+                calendars[calendar] = {"errors": [_fb_error(reason)], "busy": []}
                 continue
             busy = []
-            for e in sorted(events, key=lambda e: _instant(e["start"], zone)):
+            for e in sorted(events or [], key=lambda e: _instant(e["start"], zone)):
                 if e.get("status") == "cancelled" or e.get("transparency") == "transparent":
                     continue
                 start, end = _instant(e["start"], zone), _instant(e["end"], zone)
@@ -1073,16 +1136,20 @@ class FakeGoogle:
                             "end": min(end, hi).astimezone(UTC).isoformat().replace("+00:00", "Z"),
                         }
                     )
-            calendars[item["id"]] = {"busy": busy}
-        return Reply(
-            200,
-            {
-                "kind": "calendar#freeBusy",
-                "timeMin": body["timeMin"],
-                "timeMax": body["timeMax"],
-                "calendars": calendars,
-            },
-        )
+            calendars[calendar] = {"busy": busy}
+        answer = {
+            "kind": "calendar#freeBusy",
+            "timeMin": body["timeMin"],
+            "timeMax": body["timeMax"],
+            "calendars": calendars,
+        }
+        if groups:
+            answer["groups"] = groups
+        return Reply(200, answer)
+
+
+def _fb_error(reason: str) -> dict[str, str]:
+    return {"domain": "global" if reason == "notFound" else "calendar", "reason": reason}
 
 
 def _walk(part: dict) -> list[dict]:

@@ -143,6 +143,57 @@ def test_status_warns_when_the_api_is_not_enabled(co_dirs, fake):
     assert result.state == "warn" and "gcloud services enable drive.googleapis.com" in result.detail
 
 
+S = "https://www.googleapis.com/auth/"
+FULL_GRANT_WITHOUT_DRIVE = {
+    S + "gmail.readonly",
+    S + "gmail.compose",
+    S + "gmail.modify",
+    S + "calendar.readonly",
+}
+
+
+@pytest.mark.parametrize(
+    ("unticked", "asked", "says"),
+    [
+        ({S + "drive.readonly"}, "/gmail/v1/users/me/profile", "Drive tools"),
+        (
+            {S + "drive.readonly", S + "gmail.readonly", S + "gmail.modify"},
+            "/calendar/v3/users/me/calendarList/primary",
+            "Drive tools, reading mail, label_email",
+        ),
+        ({S + "calendar.readonly"}, "/drive/v3/about", "calendar tools"),
+    ],
+)
+def test_status_with_an_api_unticked_at_sign_in_is_signed_in_not_failed(
+    co_dirs, fake, unticked, asked, says
+):
+    from fake_google import FULL_GRANT
+
+    granted = FULL_GRANT - unticked
+    fake.tokens["good-token"] = set(granted)
+    write_token(co_dirs / "google-token.json", fake, scopes=sorted(granted))
+    result = check_google(settings_for(co_dirs, fake))
+    assert result.state == "warn", result.detail
+    assert "signed in as me@example.com" in result.detail
+    assert f"not allowed at sign-in: {says} (run `co google login` again" in result.detail
+    assert [r["path"] for r in fake.requests] == [asked]
+
+
+def test_status_with_nothing_usable_granted_says_how_to_allow_it(co_dirs, fake):
+    write_token(co_dirs / "google-token.json", fake, scopes=[S + "gmail.compose"])
+    result = check_google(settings_for(co_dirs, fake))
+    assert result.state == "fail" and "co google login" in result.detail
+    assert "allows none of" in result.detail and fake.requests == []
+
+
+def test_status_with_unknown_scopes_tries_the_next_api(co_dirs, fake):
+    # ADC without a scope list: Drive refuses for scopes, Gmail answers.
+    fake.tokens["good-token"] = set(FULL_GRANT_WITHOUT_DRIVE)
+    write_token(co_dirs / "google-token.json", fake, scopes=None)
+    result = check_google(settings_for(co_dirs, fake))
+    assert result.state == "ok" and "signed in as me@example.com" in result.detail
+
+
 def test_application_default_credentials_are_the_fallback(co_dirs, fake, tmp_path, monkeypatch):
     adc = tmp_path / "adc.json"
     adc.write_text(

@@ -235,9 +235,12 @@ def test_free_busy_for_me_and_others_with_the_slots_we_share(calendars, run_tool
     text = result.display
     assert "- you: Tue 2026-03-10 09:30–10:15" in text
     assert "- bob@example.org: Tue 2026-03-10 11:00–12:30" in text
-    assert "unknown (calendar not shared with the user): who@else.org" in text
     assert (
-        "Free for everyone (weekdays 09:00–18:00): Tue 2026-03-10 09:00–09:30, "
+        "- who@else.org: unknown — Google shows no calendar for it (notFound: it has none, "
+        "or it is not shared with the user)" in text
+    )
+    assert (
+        "Free for everyone Google showed (weekdays 09:00–18:00): Tue 2026-03-10 09:00–09:30, "
         "Tue 2026-03-10 10:15–11:00, Tue 2026-03-10 12:30–18:00" in text
     )
     (query,) = calendars.reached("/calendar/v3/freeBusy", "POST")
@@ -281,3 +284,69 @@ def test_short_and_empty_pages_are_followed_while_merging(calendars, run_tool):
     titles = [line.split(" · ")[1] for line in result.display.splitlines() if line.startswith("- ")]
     assert titles == ["Dentist", "Sprint review [Team]", "all day", "Standup"]
     assert not result.has_more
+
+
+def test_free_busy_errors_are_told_by_googles_reason(calendars, run_tool):
+    from co_google.tools.calendar import free_busy
+
+    calendars.calendar_events["ok@example.org"] = []
+    calendars.calendar_events["flaky@example.org"] = []
+    calendars.failing_calendars = {"flaky@example.org"}
+    result = run_tool(
+        free_busy, start="2026-03-10", people="ok@example.org, flaky@example.org, nobody@x.org"
+    )
+    text = result.display
+    assert "- ok@example.org: free the whole time" in text
+    assert "- flaky@example.org: unknown — Google could not work it out this time " in text
+    assert "(internalError: ask again)" in text
+    assert "- nobody@x.org: unknown — Google shows no calendar for it (notFound" in text
+    assert "Free for everyone Google showed" in text
+    assert "not shared" not in text.split("flaky@example.org")[1].split("\n")[0]
+
+
+def test_more_people_than_googles_50_calendars_is_a_retry_before_asking(calendars, run_tool):
+    from co_google.tools.calendar import free_busy
+
+    people = ", ".join(f"p{n}@example.org" for n in range(50))  # with yours: 51
+    with pytest.raises(ModelRetry, match="at most 50 calendars.*49 people"):
+        run_tool(free_busy, start="2026-03-10", people=people)
+    assert calendars.reached("/calendar/v3/freeBusy", "POST") == []
+    fits = ", ".join(f"p{n}@example.org" for n in range(49))
+    for n in range(49):
+        calendars.calendar_events[f"p{n}@example.org"] = []
+    text = run_tool(free_busy, start="2026-03-10", people=fits).display
+    assert "unknown" not in text and "- p48@example.org: free the whole time" in text
+
+
+def test_a_calendar_google_leaves_out_past_its_limit_is_named_with_the_limit(calendars, run_tool):
+    from co_google.tools.calendar import free_busy
+
+    calendars.calendar_groups["team@example.org"] = [f"m{n}@example.org" for n in range(60)]
+    for n in range(60):
+        calendars.calendar_events[f"m{n}@example.org"] = []
+    text = run_tool(free_busy, start="2026-03-10", people="team@example.org").display
+    assert "- m0@example.org (team@example.org): free the whole time" in text
+    assert (
+        "- m59@example.org (team@example.org): unknown — past the 50 calendars Google answers "
+        "in one query (tooManyCalendarsRequested): ask for fewer people at once" in text
+    )
+
+
+def test_a_group_too_big_to_expand_says_so(calendars, run_tool):
+    from co_google.tools.calendar import free_busy
+
+    calendars.calendar_groups["all@example.org"] = [f"a{n}@example.org" for n in range(101)]
+    text = run_tool(free_busy, start="2026-03-10", people="all@example.org").display
+    assert "- all@example.org: unknown — the group has more members than the 100 Google " in text
+    assert "(groupTooBig)" in text
+    assert "free the whole time" not in text.split("all@example.org")[1]
+
+
+def test_a_calendar_google_says_nothing_about_is_not_called_free(calendars, run_tool):
+    from co_google.tools.calendar import free_busy
+
+    calendars.calendar_groups["pair@example.org"] = ["x@example.org"]
+    calendars.calendar_events["x@example.org"] = []
+    text = run_tool(free_busy, start="2026-03-10", people="pair@example.org").display
+    assert "- x@example.org (pair@example.org): free the whole time" in text
+    assert "- pair@example.org: free" not in text

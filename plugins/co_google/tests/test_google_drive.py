@@ -208,3 +208,31 @@ def test_an_incomplete_search_says_results_may_be_missing(fake, run_tool):
     assert "some matching files may be missing" in result.display
     empty = run_tool(search_drive, query="unicorn")
     assert empty.count == 0 and "may be missing" in empty.display
+
+
+@pytest.mark.parametrize("mime", ["text/plain", "text/markdown", "application/json", "text/csv"])
+def test_an_empty_file_reads_as_empty_without_a_ranged_download(fake, run_tool, mime):
+    # Drive answers 416 to `Range: bytes=0-…` on a 0-byte file; its size says it is empty.
+    add_file(fake, "e1", "empty.txt", mime, content=b"")
+    text = run_tool(read_drive_file, file_id="e1")
+    assert "empty.txt" in text and "[The file is empty.]" in text
+    assert [r["params"]["alt"] for r in fake.reached("/drive/v3/files/e1")] == ["json"]
+
+
+def test_a_ranged_download_of_an_empty_file_is_what_drive_refuses(fake):
+    # The fake is as strict as Drive: the request Co made for every text file fails on an
+    # empty one, so the test above shows Co no longer makes it there.
+    import httplib2
+
+    add_file(fake, "e2", "empty.txt", "text/plain", content=b"")
+    response, _body = httplib2.Http().request(
+        f"{fake.url}/drive/v3/files/e2?alt=media",
+        headers={"Range": "bytes=0-99", "Authorization": "Bearer good-token"},
+    )
+    assert response.status == 416
+
+
+def test_a_one_byte_file_is_read(fake, run_tool):
+    add_file(fake, "o1", "one.txt", "text/plain", content=b"x")
+    text = run_tool(read_drive_file, file_id="o1")
+    assert text.endswith("x") and "empty" not in text

@@ -12,6 +12,12 @@ BATCH_NOTES notes, so a build cut short (Co exits, Ctrl+C) keeps what it did and
 next Co carries on from there; a Co that exits mid-build first gives it CLOSE_GRACE
 seconds.
 
+Co's own writes (:meth:`VaultIndex.note_changed`) are indexed at once, in the
+foreground, however far a build is: the builder works from the walk it made when it
+started, and searches it is running behind do not bring the index up to date. Until a
+sync after the build has looked at them, every query checks those notes again (the
+builder may have parsed one just before Co wrote it).
+
 Keeping in step: with change notifications (:mod:`co_obsidian.watch`) only the notes
 named in them are looked at again, and every note is stat-ed once a minute as a safety
 net; without them, folder mtimes are checked before every query and every note is
@@ -147,6 +153,7 @@ class VaultIndex:
         self._filter: Allowed | None = None  # the last the tools used: the builder warms it
         self._symlinks: tuple[int, set[str]] = (-1, set())  # generation, symlinked notes
         self._watcher = Watcher(str(root))
+        self._written: set[str] = set()  # notes Co wrote: checked by every query until synced
         self.last_refresh: dict[str, int] = {}
         self.answered_by: str | None = None  # the last search's: "index" or "rg"
 
@@ -265,10 +272,13 @@ class VaultIndex:
     def _synced(self, work: Callable[..., Any], *args: Any, limit: bool) -> Any:
         conn = self._connection()
         if self.building() and threading.current_thread() is not self._builder:
-            return work(conn, *args)  # the builder brings it up to date meanwhile
+            self._index_written(conn)  # Co's own writes count at once
+            return work(conn, *args)  # the builder brings the rest up to date meanwhile
         if not self._sync(conn, limit):
             self._ready = False
             raise _Later
+        self._index_written(conn)  # a build that just ended may have parsed one too early
+        self._written.clear()
         self._ready = self._prepared = True
         return work(conn, *args)
 
@@ -840,5 +850,41 @@ class VaultIndex:
         return rel
 
     def note_changed(self, path: Path) -> None:
-        """A tool wrote ``path``: look again on the next query."""
+        """A tool wrote ``path``: index it now (searchable at once, however far a build
+        is), and look at the vault again on the next query."""
         self._checked_at = float("-inf")
+        try:
+            rel = relative(self.root, path)
+        except ValueError:
+            return
+        with self._lock:
+            self._written.add(rel)
+            try:
+                self._index_written(self._connection())
+            except (sqlite3.Error, OSError):
+                pass  # the next sync indexes it
+
+    def _index_written(self, conn: sqlite3.Connection) -> None:
+        """(Re)index the notes Co wrote whose row in the index is not their file's now."""
+        with self._lock:
+            if not self._written:
+                return
+            removed: list[int] = []
+            changed: list[FileStat] = []
+            for rel in sorted(self._written):
+                now = stat_note(self.root, rel)
+                row = conn.execute(
+                    "SELECT id, mtime_ns, size FROM notes WHERE path=?", (rel,)
+                ).fetchone()
+                if now is None:
+                    if row is not None:
+                        removed.append(row[0])
+                elif row is None or tuple(row[1:]) != (now.mtime_ns, now.size):
+                    changed.append(now)
+            if removed:
+                with _transaction(conn):
+                    self._delete(conn, removed)
+                self._generation += 1
+            if changed:
+                self._verdicts.forget(f.rel for f in changed)
+                self._index_files(conn, changed)

@@ -12,6 +12,10 @@ tokens, each with ``meta`` saying what it holds:
 - ``obsidian_comment``: ``%%…%%``, hidden; a comment left open runs on into the next
   blocks until a ``%%`` closes it.
 
+Obsidian reads ``[[…]]`` before the code spans around it: a backtick inside a wikilink
+neither opens nor closes a code span (``[[Functions#hasTag|`hasTag`]]`` and
+``[[#`move`|move]]`` are links), while a wikilink inside a real code span is code.
+
 A blockquote opening with ``[!type]`` is a callout: its ``blockquote_open`` token gets
 ``meta["callout"]``. Markdown links and images keep the text they were written as in
 ``meta["raw"]``. Inline parsing is skipped for text that holds none of ``#``, ``[``,
@@ -21,22 +25,51 @@ A blockquote opening with ``[!type]`` is a callout: its ``blockquote_open`` toke
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.backticks import backtick
 from markdown_it.rules_inline.image import image
 from markdown_it.rules_inline.link import link
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+
+def _cjk_punctuation() -> str:
+    """The CJK punctuation a tag ends at, as Obsidian ends ``#tag。`` at ``。``: every
+    punctuation mark of the CJK symbol, katakana, vertical, compatibility, small and
+    fullwidth/halfwidth form blocks, and the fullwidth forms of the ASCII symbols a tag
+    ends at (``＄`` ``＋`` ``＜`` ``＝`` ``＞`` ``＾`` ``｀`` ``｜`` ``～``). Letters there
+    (``々`` ``ー`` ``〇``, fullwidth ``Ａ``, halfwidth ``ｶ``) stay tag characters."""
+    blocks = [(0x3000, 0x303F), (0x30A0, 0x30FF), (0xFE10, 0xFE1F), (0xFE30, 0xFE6F)]
+    blocks.append((0xFF00, 0xFFEF))
+    found = []
+    for first, last in blocks:
+        for point in range(first, last + 1):
+            char = chr(point)
+            category = unicodedata.category(char)
+            ascii_form = unicodedata.normalize("NFKC", char)
+            symbol = category.startswith("S") and ascii_form in "$+<=>^`|~"
+            if category.startswith("P") or symbol:
+                found.append(char)
+    return "".join(found)
+
+
 # A tag's characters: anything but whitespace, ASCII punctuation other than - _ /, and
 # the general-punctuation blocks U+2000-206F and U+2E00-2E7F (Obsidian's own pattern,
-# as Dataview and other readers of Obsidian's syntax copy it); not digits alone.
-TAG_BODY = re.compile(r"[^\u2000-\u206F\u2E00-\u2E7F'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+")
+# as Dataview and other readers of Obsidian's syntax copy it), nor CJK punctuation
+# (``#タグ。`` is ``タグ``); not digits alone.
+CJK_PUNCTUATION = _cjk_punctuation()
+TAG_BODY = re.compile(
+    r"[^\u2000-\u206F\u2E00-\u2E7F'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s"
+    + re.escape(CJK_PUNCTUATION)
+    + "]+"
+)
 _NOT_DIGIT = re.compile(r"[^0-9]")
 _BLOCK_ID = re.compile(r"\^([A-Za-z0-9-]+)[ \t]*")
 _CALLOUT = re.compile(r"\[!([^\]\n]+)\]([+-]?)")
@@ -44,6 +77,9 @@ _WANTS_INLINE = re.compile(r"[#\[^%]")
 _COMMENT_OPEN = "obsidian_comment_open"
 _TAG_END = "obsidian_tag_end"
 _UNDERSCORE = ord("_")
+_BEFORE_TAG = "_*(\uff08"  # emphasis marks, and ( and its fullwidth form
+_WIKILINK_SPAN = re.compile(r"!?\[\[[^\[\]\n]+?\]\]")
+_HIDDEN_TICK = "\x00"  # a backtick inside a wikilink, as the code span rule sees it
 
 
 def is_tag(body: str) -> bool:
@@ -88,17 +124,41 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _code_span(state: StateInline, silent: bool) -> bool:
+    """CommonMark's code span, with every wikilink's backticks hidden from it: Obsidian
+    reads ``[[…]]`` first, so ``[[A|`b`]]`` is a link and `` `x [[A]] y` `` is code."""
+    src = state.src
+    if src[state.pos] != "`" or "[[" not in src:
+        return backtick(state, silent)
+    masked = state.env.get(_HIDDEN_TICK)
+    if masked is None or masked[0] is not src:
+        hidden = _WIKILINK_SPAN.sub(lambda m: m.group().replace("`", _HIDDEN_TICK), src)
+        masked = state.env[_HIDDEN_TICK] = (src, hidden)
+    if masked[1] == src:
+        return backtick(state, silent)
+    count = len(state.tokens)
+    state.src = masked[1]
+    try:
+        found = backtick(state, silent)
+    finally:
+        state.src = src
+    for token in state.tokens[count:]:
+        token.content = token.content.replace(_HIDDEN_TICK, "`")
+    return found
+
+
 def _tag(state: StateInline, silent: bool) -> bool:
-    """``#tag`` at a line's start, after whitespace, an emphasis marker (``_#x_``,
-    ``snake_#x``, ``*#x*``) or right after another tag (``#a#b``); not after other
-    punctuation (``(#x``, ``[#x``, ``"#x``) nor inside a word (``a#x``)."""
+    """``#tag`` at a line's start, after whitespace, an opening parenthesis (``(#x)``,
+    ``（#x）``), an emphasis marker (``_#x_``, ``snake_#x``, ``*#x*``) or right after
+    another tag (``#a#b``); not after other punctuation (``[#x``, ``"#x``, ``.#x``) nor
+    inside a word (``a#x``)."""
     src, pos = state.src, state.pos
     if src[pos] != "#":
         return False
     if pos > 0:
         before = src[pos - 1]
         after_tag = state.env.get(_TAG_END) == (id(src), pos)
-        if not (before.isspace() or before in "_*" or after_tag):
+        if not (before.isspace() or before in _BEFORE_TAG or after_tag):
             return False
     m = TAG_BODY.match(src, pos + 1, state.posMax)
     if m is None:
@@ -193,6 +253,7 @@ def obsidian_plugin(md: MarkdownIt) -> None:
     """Obsidian's extensions (see the module docstring)."""
     inline = md.inline.ruler
     inline.before("text", "obsidian_comment", _comment)
+    inline.at("backticks", _code_span)
     inline.before("link", "wikilink", _wikilink)
     inline.before("link", "obsidian_tag", _tag)
     inline.before("link", "block_id", _block_id)

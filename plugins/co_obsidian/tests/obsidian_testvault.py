@@ -85,7 +85,8 @@ Nested: #area/topic, #Projekt/Über, #日本語/メモ, #проект/план a
 Spaces: tab\t#after-tab, no-break\u00a0#after-nbsp, 全角\u3000#after-ideographic
 Ends at punctuation: #stop. #colon:rest #comma, #tn/#to #tl#tm
 Emphasis: _#emph_ and **#bold**
-Not tags: #123 #2024 (#paren) [#bracket] "#quoted" a#mid .#dot \\#escaped
+In parentheses: (#paren) and （#fullwidth-paren）; CJK punctuation ends one: #句点。 and #読点、then #括弧）
+Not tags: #123 #2024 [#bracket] "#quoted" a#mid .#dot \\#escaped
 URLs: https://example.com/page#fragment, example.com/#frag and <https://x.y/#auto>
 #NoSpaceHeading
 """,
@@ -353,6 +354,7 @@ TAGS: dict[str, list[str]] = {
         *("start-of-line", "mixed_case", "area/topic", "projekt/über", "日本語/メモ"),
         *("проект/план", "🚀launch", "after-tab", "after-nbsp", "after-ideographic"),
         *("stop", "colon", "comma", "tn", "to", "tl", "tm", "emph", "bold", "nospaceheading"),
+        *("paren", "fullwidth-paren", "句点", "読点", "括弧"),
     ],
     "Syntax/Code.md": ["code-prose", "callout-text", "list-deep", "after-comment", "final-tag"],
     "Syntax/Sections.md": ["ελληνικά"],
@@ -362,7 +364,7 @@ TAGS: dict[str, list[str]] = {
 # words written as tags where Obsidian sees none (in code, links, URLs, comments, ...)
 NOT_TAGS = [
     *("usage", "usage-notes", "step", "intro-list", "anchor", "home", "goals", "block"),
-    *("123", "2024", "paren", "bracket", "quoted", "mid", "dot", "escaped", "rest"),
+    *("123", "2024", "bracket", "quoted", "mid", "dot", "escaped", "rest"),
     *("fragment", "frag", "auto", "in-four-fence", "in-fence", "still-in-fence"),
     *("tilde-fence", "in-callout-fence", "in-list-quote-fence", "indented-code"),
     *("inline-code", "double", "triple", "math", "display", "math-block", "in-html"),

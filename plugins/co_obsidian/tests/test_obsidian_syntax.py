@@ -116,8 +116,9 @@ TAG_VARIANTS = {
     "x\u2003#a x\u00a0#b x\u3000#c": ["a", "b", "c"],
     "_#a_ *#b* **#c**": ["a", "b", "c"],
     "#a#b": ["a", "b"],
+    "(#a) （#b）": ["a", "b"],
     # where it may not: after other punctuation or inside a word
-    "(#a) [#b] {#c} '#d' «#e» „#f“ x#g 1#h .#i ,#j": [],
+    "[#b] {#c} '#d' «#e» „#f“ x#g 1#h .#i ,#j 「#k」 、#l": [],
     # what it holds: letters of any script, digits, _ - / and emoji; not digits alone
     "#Ελλάδα #Москва #東京 #한국어 #עברית #ไทย": [
         "ελλάδα",

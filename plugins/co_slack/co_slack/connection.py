@@ -5,7 +5,8 @@ through :meth:`SlackConnection.call`, which turns Slack's failures into
 :class:`~co_slack.errors.SlackProblem` (one sentence, no token, no URL with secrets).
 
 Retries: an HTTP 429 is retried after its ``Retry-After`` when that is at most
-``slack.max_wait`` seconds (longer waits are reported, not slept through); a dropped
+``slack.max_wait`` seconds (longer waits are reported, not slept through, and the method
+is not called again before then: Slack limits each method per workspace); a dropped
 connection is retried for reads only, never for ``chat.postMessage``, which Slack may
 already have posted.
 """
@@ -13,14 +14,15 @@ already have posted.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from co_slack.errors import AUTH_ERRORS, SlackProblem, problem
+from co_slack.errors import AUTH_ERRORS, SlackProblem, TokenUsed, problem
 from co_slack.identity import Target, handle_of
 from co_slack.settings import SlackSettings
-from co_slack.token import TokenError, require
+from co_slack.token import SOURCE_LABELS, TokenError, require
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
@@ -115,6 +117,7 @@ def call_api(
     /,
     about: str | None = None,
     max_wait: int | None = None,
+    token: TokenUsed | None = None,
     **params: Any,
 ) -> dict[str, Any]:
     """``client.<method>(**params)`` as a dict, or a SlackProblem saying what to do."""
@@ -124,7 +127,7 @@ def call_api(
     try:
         response = getattr(client, method)(**params)
     except SlackApiError as exc:
-        raise _api_problem(exc.response, about, max_wait) from None
+        raise _api_problem(exc.response, about, max_wait, token) from None
     except (OSError, ValueError) as exc:  # URLError, timeouts, refused or dropped connections
         reason = getattr(exc, "reason", None) or exc
         # Refused or unresolvable: nothing was sent. Reset or timed out: Slack may have acted.
@@ -139,23 +142,34 @@ def call_api(
     return dict(response.data) if isinstance(response.data, dict) else {}
 
 
-def _api_problem(response: Any, channel: str | None, max_wait: int | None) -> SlackProblem:
+def _api_problem(
+    response: Any, channel: str | None, max_wait: int | None, token: TokenUsed | None
+) -> SlackProblem:
     data = response.data if isinstance(response.data, dict) else {}
     if response.status_code == 429:
         return problem("ratelimited", {"retry_after": retry_after(response), "max_wait": max_wait})
     code = str(data.get("error") or f"http_{response.status_code}")
-    return problem(code, data, channel)
+    return problem(code, data, channel, token)
 
 
 class SlackConnection:
     """What tools share in one session: the clients, user names, channel ids, page cursors."""
 
-    def __init__(self, section: SlackSettings, token_source: str | None = None) -> None:
+    def __init__(
+        self,
+        section: SlackSettings,
+        token_source: str | None = None,
+        user_token_source: str | None = None,
+    ) -> None:
         self.section = section
         self.token_source = token_source
+        self.user_token_source = user_token_source
         self.sleep: Callable[[float], None] = time.sleep
+        self.clock: Callable[[], float] = time.time
         self._client: WebClient | None = None
         self._user_client: WebClient | None = None
+        self._bot = TokenUsed("bot")
+        self.not_before: dict[str, float] = {}  # method -> when Slack takes it again
         self.user_names: dict[str, str] = {}  # id -> display name
         self.users: dict[str, dict[str, Any]] = {}  # id -> users.info's user
         self.infos: dict[str, dict[str, Any]] = {}  # channel id -> conversations.info's
@@ -163,6 +177,9 @@ class SlackConnection:
         self.channel_ids: dict[str, str] = {}  # name -> id
         self.channel_names: dict[str, str] = {}  # id -> "#name" or "@handle"
         self.cursors: dict[int, str] = {1: ""}  # page -> cursor that fetches it
+        # read_slack_channel's next pages: (channel, thread, oldest, page) -> where it goes on
+        self.reads: dict[tuple[str, str, str, int], Any] = {}
+        self.page_caps: dict[str, int] = {}  # method -> the most messages Slack gives a page
         self.types = ALL_TYPES
 
     def __repr__(self) -> str:
@@ -177,11 +194,15 @@ class SlackConnection:
             try:
                 token = require(self.section, self.token_source)
             except TokenError as exc:
-                raise SlackProblem(
-                    "not_connected", f"{exc}. Do not retry: tell the user how to connect Slack."
-                ) from None
+                raise SlackProblem("not_connected", f"{exc}.") from None
+            self._bot = TokenUsed("bot", token.source)
             self._client = self._build(token.value)
         return self._client
+
+    @property
+    def user_token(self) -> TokenUsed:
+        source = self.user_token_source or ""
+        return TokenUsed("user", SOURCE_LABELS.get(source, source) or "slack.user_token")
 
     @property
     def user_client(self) -> WebClient:
@@ -192,9 +213,9 @@ class SlackConnection:
             if not value:
                 raise SlackProblem(
                     "no_user_token",
-                    "Searching Slack needs a user token (xoxp-…) with the search:read scope. "
-                    "Do not retry: tell the user to set SLACK_USER_TOKEN or "
-                    "`co config set slack.user_token …`.",
+                    "Searching Slack needs a user token (xoxp-…) with the search:read scope, "
+                    "which `co slack login` does not store: set SLACK_USER_TOKEN or run "
+                    "`co config set slack.user_token xoxp-…`.",
                 )
             self._user_client = self._build(value)
         return self._user_client
@@ -202,16 +223,24 @@ class SlackConnection:
     def call(
         self, method: str, /, about: str | None = None, as_user: bool = False, **params: Any
     ) -> dict[str, Any]:
-        """Call a WebClient method; ``about`` names the channel the user gave, for hints."""
+        """Call a WebClient method; ``about`` names the channel the user gave, for hints.
+        A method Slack asked Co to wait for is not called before then."""
         client = self.user_client if as_user else self.client
+        wait = self.not_before.get(method, 0) - self.clock()
+        if wait > 0:
+            data = {"retry_after": math.ceil(wait), "max_wait": self.section.max_wait}
+            raise problem("ratelimited", data)
+        token = self.user_token if as_user else self._bot
         try:
-            return call_api(client, method, about, self.section.max_wait, **params)
+            return call_api(client, method, about, self.section.max_wait, token, **params)
         except SlackProblem as exc:
             if exc.code in AUTH_ERRORS:  # after `co slack login` the next call uses the new token
                 if as_user:
                     self._user_client = None
                 else:
                     self._client = None
+            if exc.code == "ratelimited" and exc.retry_after:
+                self.not_before[method] = self.clock() + exc.retry_after
             raise
 
     def close(self) -> None:
@@ -381,4 +410,8 @@ class SlackConnection:
 
 def make_connection(settings: Settings) -> SlackConnection:
     """The ``register_deps`` factory: cheap; nothing is imported or sent until a tool calls."""
-    return SlackConnection(settings.section("slack"), settings.sources.get("slack.bot_token"))
+    return SlackConnection(
+        settings.section("slack"),
+        settings.sources.get("slack.bot_token"),
+        settings.sources.get("slack.user_token"),
+    )

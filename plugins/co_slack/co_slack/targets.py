@@ -18,7 +18,7 @@ from co_slack.keys import SLACK
 
 
 def _resolved(args: Mapping[str, Any], deps: CoDeps, verb: str) -> Resolved:
-    from co_slack.errors import SlackProblem
+    from co_slack.errors import SlackProblem, is_fatal
     from co_slack.identity import resolve
 
     typed = args.get("channel")
@@ -27,6 +27,8 @@ def _resolved(args: Mapping[str, Any], deps: CoDeps, verb: str) -> Resolved:
     try:
         target = resolve(deps.resource(SLACK), typed)
     except SlackProblem as exc:
+        if is_fatal(exc.code):  # only the user can fix it: the call ends with why
+            raise
         raise CallRefused(f"cannot tell which channel or person {typed!r} is: {exc}") from exc
     return Resolved({**args, "channel": target.arg}, (f"slack:{verb}:{target.key}",))
 

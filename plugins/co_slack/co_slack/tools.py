@@ -1,20 +1,23 @@
 """Co's Slack tools. Imported only when the agent is built (it imports pydantic-ai).
 
 Failures a model can act on come back as ``ModelRetry`` with the fix in the message;
-an empty channel or page is a normal result with ``count=0``.
+those only the user can fix (a revoked token, a missing scope: ``errors.is_fatal``) end
+the call as they are, one line for the user; an empty channel or page is a normal result
+with ``count=0``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from co_core import ModelRetry, ToolContext, ToolResult
 from co_slack import format as fmt
 from co_slack.connection import SlackConnection
-from co_slack.errors import SlackProblem, problem
+from co_slack.errors import SlackProblem, is_fatal, problem
 from co_slack.identity import USER_ID, resolve
 from co_slack.keys import SLACK
 
@@ -31,9 +34,13 @@ def _slack(ctx: ToolContext) -> SlackConnection:
 
 @contextmanager
 def _retry_on_problem() -> Iterator[None]:
+    """A Slack failure as a retry the model can act on, or, when only the user can fix
+    it, as it is: the call ends with Slack's reason and what to do, in one line."""
     try:
         yield
     except SlackProblem as exc:
+        if is_fatal(exc.code):
+            raise
         raise ModelRetry(str(exc)) from None
 
 
@@ -87,24 +94,76 @@ def _ts(ts: Any) -> tuple[int, int]:
         return 0, 0
 
 
-def _messages(slack: SlackConnection, method: str, limit: int, **params: Any) -> Iterator[Any]:
-    """The messages of ``method``, page after page while the caller reads on: a page may
-    hold fewer messages than asked for (Slack caps some apps at 15), so ``next_cursor``
-    is followed (https://docs.slack.dev/apis/web-api/pagination)."""
-    cursor = ""
+@dataclass
+class Place:
+    """Where a read of history or a thread stopped: Slack's cursor, the messages of its
+    last page not shown yet, and the ts already shown (replies pages repeat the parent)."""
+
+    cursor: str = ""
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    more: bool = True  # Slack has pages after ``cursor``
+    shown: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Read:
+    messages: list[dict[str, Any]]  # in Slack's order: history newest first, a thread oldest
+    rest: Place
+    has_more: bool
+    wait: int | None = None  # Slack asked Co to wait this long before the next page
+
+
+def _gather(
+    slack: SlackConnection,
+    method: str,
+    limit: int,
+    place: Place,
+    past: Callable[[dict[str, Any]], bool],
+    **params: Any,
+) -> Read:
+    """Up to ``limit`` messages from ``place`` on, following ``next_cursor`` (a page may
+    hold fewer than asked: Slack caps apps outside the Marketplace at 15); ``past(m)``
+    ends the read (a message before ``oldest``). Rate-limited after the first page, the
+    read stops and keeps what it has (Slack gives such apps one request a minute)."""
+    found: list[dict[str, Any]] = []
+    pending, cursor, more = list(place.pending), place.cursor, place.more
+    shown = set(place.shown)
     for _ in range(MAX_PAGES):
-        data = slack.call(method, limit=min(PAGE, limit), cursor=cursor or None, **params)
-        yield from data.get("messages") or []
+        while pending and len(found) < limit:
+            message = pending.pop(0)
+            if past(message):
+                return Read(found, Place(more=False, shown=shown), False)
+            ts = str(message.get("ts"))
+            if ts not in shown:
+                shown.add(ts)
+                found.append(message)
+        if len(found) >= limit or not more:
+            break
+        # Never more than wanted: has_more comes from Slack's cursor, and a read that
+        # fits one page (the default limit does, under any workspace's cap) is one request.
+        asked = min(PAGE, slack.page_caps.get(method, PAGE), limit - len(found))
+        try:
+            data = slack.call(method, limit=asked, cursor=cursor or None, **params)
+        except SlackProblem as exc:
+            if exc.code != "ratelimited" or not found:
+                raise
+            rest = Place(cursor, pending, more, shown)
+            return Read(found, rest, True, exc.retry_after)
+        pending = list(data.get("messages") or [])
         cursor = str((data.get("response_metadata") or {}).get("next_cursor") or "")
-        if not cursor:
-            return
+        more = bool(cursor)
+        if more and 0 < len(pending) < asked:  # what this workspace lets one page hold
+            slack.page_caps[method] = min(slack.page_caps.get(method, PAGE), len(pending))
+    rest = Place(cursor, pending, more, shown)
+    following = next((m for m in pending if str(m.get("ts")) not in shown), None)
+    has_more = more if following is None else not past(following)
+    return Read(found, rest, has_more)
 
 
 def _latest(
-    slack: SlackConnection, about: str, channel_id: str, since: str | None, limit: int
-) -> tuple[list[dict[str, Any]], bool]:
-    """The newest ``limit`` messages after ``since``, oldest first, and whether older ones
-    (after ``since``) exist.
+    slack: SlackConnection, about: str, channel_id: str, since: str | None, limit: int, at: Place
+) -> Read:
+    """The newest ``limit`` messages after ``since`` from ``at`` on (newest first).
 
     Without ``oldest``/``latest`` Slack pages from the newest message back in time ("The
     most recent messages in the time range are returned first"). Given ``oldest`` alone it
@@ -113,15 +172,11 @@ def _latest(
     messages since then, so ``oldest`` is applied here while paging back, not sent.
     """
     floor = _ts(since) if since else None
-    found: list[dict[str, Any]] = []
-    pages = _messages(slack, "conversations_history", limit + 1, about=about, channel=channel_id)
-    for message in pages:
-        if floor is not None and _ts(message.get("ts")) <= floor:
-            break
-        found.append(message)
-        if len(found) > limit:
-            break
-    return list(reversed(found[:limit])), len(found) > limit
+
+    def past(message: dict[str, Any]) -> bool:
+        return floor is not None and _ts(message.get("ts")) <= floor
+
+    return _gather(slack, "conversations_history", limit, at, past, about=about, channel=channel_id)
 
 
 def _thread(
@@ -131,29 +186,34 @@ def _thread(
     thread_ts: str,
     since: str | None,
     limit: int,
-) -> tuple[list[dict[str, Any]], bool]:
-    """The thread's first ``limit`` messages (after ``since``), oldest first, and whether
-    later replies exist."""
-    found: dict[str, dict[str, Any]] = {}  # by ts: some pages repeat the first message
-    pages = _messages(
+    at: Place,
+) -> Read:
+    """The thread's next ``limit`` messages (after ``since``) from ``at`` on, oldest first."""
+    return _gather(
         slack,
         "conversations_replies",
-        limit + 1,
+        limit,
+        at,
+        lambda _message: False,
         about=about,
         channel=channel_id,
         ts=thread_ts,
         oldest=since,
     )
-    for message in pages:
-        found.setdefault(str(message.get("ts")), message)
-        if len(found) > limit:
-            break
-    messages = list(found.values())
-    return messages[:limit], len(messages) > limit
+
+
+def _when(slack: SlackConnection, wait: int) -> str:
+    """The local time ``wait`` seconds from now, as the user reads a clock."""
+    return datetime.fromtimestamp(slack.clock() + wait).strftime("%H:%M:%S")
 
 
 def read_slack_channel(
-    ctx: ToolContext, channel: str, limit: int = 20, oldest: str = "", thread_ts: str = ""
+    ctx: ToolContext,
+    channel: str,
+    limit: int = 15,
+    oldest: str = "",
+    thread_ts: str = "",
+    page: int = 1,
 ) -> ToolResult:
     """Read the latest messages of a Slack channel or DM.
 
@@ -162,34 +222,57 @@ def read_slack_channel(
         limit: 1 to 200.
         oldest: a date or Slack ts.
         thread_ts: read this thread's replies.
+        page: 2, 3, ... while has_more.
     """
     if not 1 <= limit <= MAX_HISTORY:
         raise ModelRetry(f"limit must be between 1 and {MAX_HISTORY}; you gave {limit}.")
+    if page < 1:
+        raise ModelRetry("page starts at 1.")
     slack = _slack(ctx)
     thread_ts = thread_ts.strip()
     with _retry_on_problem():
         since = _oldest(oldest)
         channel_id = slack.conversation(resolve(slack, channel))
+        key = (channel_id, thread_ts, since or "")
+        at = slack.reads.get((*key, page)) if page > 1 else Place()
+        if at is None:
+            raise ModelRetry(
+                f"Page {page} of this read is not available: read page 1 first, and ask for "
+                "the next page only while has_more is true."
+            )
         if thread_ts:
-            messages, has_more = _thread(slack, channel, channel_id, thread_ts, since, limit)
+            read = _thread(slack, channel, channel_id, thread_ts, since, limit, at)
         else:
-            messages, has_more = _latest(slack, channel, channel_id, since, limit)
+            read = _latest(slack, channel, channel_id, since, limit, at)
+        messages = read.messages if thread_ts else list(reversed(read.messages))
         lines: list[str] = []
         for message in messages:
             lines += fmt.message_lines(message, slack.user_name, slack.label, bool(thread_ts))
+    if read.has_more:
+        slack.reads[(*key, page + 1)] = read.rest
     where = slack.label(channel_id) + (f", thread {thread_ts}" if thread_ts else "")
     if not messages:
         after = f" after {oldest}" if since else ""
         return ToolResult.empty(f"No messages in {where}{after}.")
     header = f"{where}: {len(messages)} message{'s' if len(messages) != 1 else ''}, oldest first"
-    if has_more:
+    if page > 1:
+        header += f" (page {page})"
+    if read.has_more:
         which = "later replies" if thread_ts else "older ones"
         after = f" after {oldest}" if since else ""
-        header += f" ({which}{after} exist: raise limit, up to {MAX_HISTORY})"
+        if read.wait is not None:
+            header += (
+                f" ({which}{after} exist: Slack asked Co to wait {read.wait} s before reading "
+                f"more, as it limits apps outside the Slack Marketplace; call again with "
+                f"page={page + 1} after {_when(slack, read.wait)})"
+            )
+        else:
+            header += f" ({which}{after} exist: call again with page={page + 1})"
     return ToolResult(
         display="\n".join([header, *lines]),
         count=len(messages),
-        has_more=has_more,
+        has_more=read.has_more,
+        next_page=page + 1 if read.has_more else None,
         data={"channel": channel_id},
     )
 

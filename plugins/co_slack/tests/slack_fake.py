@@ -17,6 +17,11 @@ It is as strict as Slack where Co could get it wrong:
   messages newest first, and a cursor continues in the same direction;
 - ``max_page`` caps every page, as Slack does for apps outside the Marketplace (15 since
   2025), so a caller that does not follow ``next_cursor`` gets fewer messages than it asked;
+- ``limited=True`` is such an app under Slack's 2025 limits for commercially distributed
+  non-Marketplace apps: ``conversations.history`` and ``conversations.replies`` take 1
+  request a minute each (a second is HTTP 429 with the seconds left in ``Retry-After``,
+  on the fake's ``clock``), and ``limit`` is at most 15, 15 by default
+  (https://docs.slack.dev/reference/methods/conversations.history);
 - ``conversations.list`` pages over every conversation *before* filtering out archived
   ones and other types, so a page may be short or even empty while a cursor follows
   (Slack documents this);
@@ -34,7 +39,10 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -70,6 +78,8 @@ KIND_SCOPES = {  # scope family per conversation kind
     "im": "im",
 }
 MARKDOWN_LIMIT = 12_000
+LIMITED_METHODS = ("conversations.history", "conversations.replies")
+LIMITED_PAGE = 15
 
 
 def escape(text: str) -> str:
@@ -135,6 +145,8 @@ class FakeSlack:
     scopes: set[str] = field(default_factory=lambda: set(ALL_SCOPES))
     user_scopes: set[str] = field(default_factory=lambda: set(USER_SCOPES))
     revoked: bool = False
+    revoked_user: bool = False  # the user token alone is revoked
+    errors: dict[str, str] = field(default_factory=dict)  # method -> error code to answer
     channels: list[dict[str, Any]] = field(default_factory=list)
     history: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # newest first
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # replies
@@ -145,6 +157,9 @@ class FakeSlack:
     retry_after: int = 0
     drop_after: dict[str, int] = field(default_factory=dict)  # method -> answers to drop
     max_page: int = 999  # the most items one page of history or replies holds
+    limited: bool = False  # Slack's 2025 limits for non-Marketplace apps (see above)
+    clock: Callable[[], float] = time.monotonic
+    _last_read: dict[str, float] = field(default_factory=dict)  # method -> last accepted
     _ts: int = 1700000100
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -238,6 +253,12 @@ class FakeSlack:
                     {"Retry-After": str(self.retry_after)},
                     {"ok": False, "error": "ratelimited"},
                 )
+            if self.limited and method in LIMITED_METHODS:
+                now, last = self.clock(), self._last_read.get(method)
+                if last is not None and now - last < 60:
+                    wait = str(math.ceil(60 - (now - last)))
+                    return 429, {"Retry-After": wait}, {"ok": False, "error": "ratelimited"}
+                self._last_read[method] = now
         if not authorization:
             return 200, {}, {"ok": False, "error": "not_authed"}
         if authorization == f"Bearer {self.token}":
@@ -246,8 +267,10 @@ class FakeSlack:
             scopes, kind = self.user_scopes, "user"
         else:
             return 200, {}, {"ok": False, "error": "invalid_auth"}
-        if self.revoked:
+        if self.revoked or (self.revoked_user and kind == "user"):
             return 200, {}, {"ok": False, "error": "token_revoked"}
+        if method in self.errors:
+            return 200, {}, {"ok": False, "error": self.errors[method]}
         if method == "search.messages" and kind != "user":
             return 200, {}, {"ok": False, "error": "not_allowed_token_type"}
         needed = NEEDS.get(method)
@@ -262,6 +285,12 @@ class FakeSlack:
         with self._lock:
             self._scopes = scopes
             return 200, {}, {"ok": True, **handler(params)}
+
+    def _page_cap(self) -> int:
+        return min(self.max_page, LIMITED_PAGE) if self.limited else self.max_page
+
+    def _default_limit(self, usual: int) -> int:
+        return LIMITED_PAGE if self.limited else usual
 
     def _conversation(self, cid: str, family: str) -> dict[str, Any]:
         """The conversation with id ``cid`` (ids only, as Slack), checking its scope."""
@@ -332,7 +361,7 @@ class FakeSlack:
         # Only `oldest`: the page closest to oldest, and the cursor pages forward in time.
         forward = oldest is not None and latest is None
         walk = list(reversed(newest_first)) if forward else newest_first
-        limit = min(int(params.get("limit") or 100), self.max_page)
+        limit = min(int(params.get("limit") or self._default_limit(100)), self._page_cap())
         start = _offset(params.get("cursor"))
         chunk = walk[start : start + limit]
         more = start + limit < len(walk)
@@ -359,7 +388,7 @@ class FakeSlack:
             for m in [parent, *self.threads.get((channel["id"], ts), [])]
             if _within(float(m["ts"]), oldest, latest, inclusive)
         ]
-        limit = min(int(params.get("limit") or 1000), self.max_page)
+        limit = min(int(params.get("limit") or self._default_limit(1000)), self._page_cap())
         start = _offset(params.get("cursor"))
         page = thread[start : start + limit]
         more = start + limit < len(thread)

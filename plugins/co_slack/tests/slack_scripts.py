@@ -14,3 +14,8 @@ LONG_TEXT = NOTES + "\n" + TAIL
 def long_post() -> object:
     script = script_calls(("post_slack_message", {"channel": "#releases", "text": LONG_TEXT}))
     return scripted_model(script)
+
+
+def read_general() -> object:
+    """Read #general, then answer with what came back (a retry would show as a second call)."""
+    return scripted_model(script_calls(("read_slack_channel", {"channel": "C0GENERAL1"})))

@@ -6,7 +6,6 @@ import pytest
 from co_slack.errors import SlackProblem
 from co_slack.keys import SLACK
 from co_slack.tools import find_slack_user, post_slack_message, read_slack_channel, search_slack
-from pydantic_ai import ModelRetry
 from slack_fake import USER_TOKEN
 
 
@@ -43,13 +42,14 @@ def test_a_direct_message_to_a_person_and_reading_it_back(make_ctx, fake):
 
 def test_reading_dms_without_im_history_names_the_scope(make_ctx, fake):
     fake.scopes.discard("im:history")
-    with pytest.raises(ModelRetry, match="lacks the OAuth scope im:history"):
+    with pytest.raises(SlackProblem, match="lacks the OAuth scope im:history"):
         read_slack_channel(make_ctx(), "@ada")
 
 
 def test_search_needs_a_user_token_and_says_so(make_ctx, fake):
-    with pytest.raises(ModelRetry, match="user token.*SLACK_USER_TOKEN"):
+    with pytest.raises(SlackProblem, match="user token.*SLACK_USER_TOKEN") as caught:
         search_slack(make_ctx(), "release")
+    assert "`co slack login` does not store" in str(caught.value)
     assert fake.calls("search.messages") == []
 
 
@@ -71,8 +71,22 @@ def test_search_with_a_user_token(make_ctx, fake, monkeypatch, caplog):
 
 def test_a_bot_token_given_as_user_token_is_refused_clearly(make_ctx, fake, monkeypatch):
     monkeypatch.setenv("SLACK_USER_TOKEN", fake.token)
-    with pytest.raises(ModelRetry, match="search needs a user token"):
+    with pytest.raises(SlackProblem, match="not_allowed_token_type.*needs a user token"):
         search_slack(make_ctx(), "release")
+
+
+def test_a_revoked_user_token_is_named_with_how_to_give_one(make_ctx, fake, monkeypatch):
+    monkeypatch.setenv("SLACK_USER_TOKEN", USER_TOKEN)
+    fake.revoked_user = True
+    ctx = make_ctx()
+    assert read_slack_channel(ctx, "general").count == 3  # the bot token still works
+    with pytest.raises(SlackProblem) as caught:
+        search_slack(ctx, "release")
+    said = str(caught.value)
+    assert said.startswith("Slack rejected the user token from env:SLACK_USER_TOKEN (token_revoked")
+    assert "search_slack needs a user token (xoxp-…) with the search:read scope" in said
+    assert "`co slack login` does not store" in said and "set SLACK_USER_TOKEN" in said
+    assert "bot token" not in said and USER_TOKEN not in said
 
 
 @pytest.mark.parametrize(

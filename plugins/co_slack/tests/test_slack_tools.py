@@ -102,7 +102,7 @@ def test_since_monday_shows_the_latest_messages_not_mondays_first(make_ctx, fake
     assert result.count == 20 and result.has_more
     assert "msg 60" in lines[-1] and "msg 41" in lines[1]  # oldest first, ending at the newest
     assert "msg 40" not in result.display
-    assert "(older ones after 1700100000 exist: raise limit, up to 200)" in lines[0]
+    assert "(older ones after 1700100000 exist: call again with page=2)" in lines[0]
 
 
 def test_since_monday_with_room_for_all_says_nothing_is_missing(make_ctx, fake):

@@ -397,6 +397,28 @@ def _span(start: datetime, stop: datetime, zone: tzinfo) -> str:
     return f"{a:%a %Y-%m-%d %H:%M}–{tail}"
 
 
+# FreeBusyRequest: "calendarExpansionMax ... Maximum value is 50", "groupExpansionMax ...
+# Maximum value is 100"; the Error schema's documented reasons, in the user's words.
+FREEBUSY_CALENDARS = 50
+FREEBUSY_GROUP = 100
+WHY_UNKNOWN = {
+    "notFound": "Google shows no calendar for it (notFound: it has none, or it is not "
+    "shared with the user)",
+    "tooManyCalendarsRequested": f"past the {FREEBUSY_CALENDARS} calendars Google answers "
+    "in one query (tooManyCalendarsRequested): ask for fewer people at once",
+    "groupTooBig": f"the group has more members than the {FREEBUSY_GROUP} Google expands in "
+    "one query (groupTooBig): name the people instead",
+    "internalError": "Google could not work it out this time (internalError: ask again)",
+    "noAnswer": "Google's answer said nothing about it",
+}
+
+
+def _why_unknown(errors: list[dict[str, Any]]) -> str:
+    """Google's reasons for a calendar or group it could not answer, as the user reads them."""
+    reasons = list(dict.fromkeys(str(e.get("reason") or "unknown") for e in errors))
+    return "; ".join(WHY_UNKNOWN.get(r, f"Google could not tell ({r})") for r in reasons)
+
+
 def free_busy(ctx: ToolContext, start: str, end: str = "", people: str = "") -> ToolResult:
     """Busy times, and free slots shared with others (weekdays 9-18).
 
@@ -412,7 +434,12 @@ def free_busy(ctx: ToolContext, start: str, end: str = "", people: str = "") -> 
         raise ModelRetry(f"end ({end}) must be after start ({start}). {FORMAT_HINT}")
     if finish - begin > timedelta(days=62):
         raise ModelRetry("Ask for at most 62 days at once (Google's free/busy limit).")
-    others = [p.strip() for p in people.split(",") if p.strip()]
+    others = list(dict.fromkeys(p.strip() for p in people.split(",") if p.strip()))
+    if len(others) >= FREEBUSY_CALENDARS:
+        raise ModelRetry(
+            f"Google answers free/busy for at most {FREEBUSY_CALENDARS} calendars at once: "
+            f"yours and {FREEBUSY_CALENDARS - 1} people; ask for fewer ({len(others)} given)."
+        )
     body: dict[str, Any] = {
         "timeMin": begin.isoformat(),
         "timeMax": finish.isoformat(),
@@ -422,30 +449,42 @@ def free_busy(ctx: ToolContext, start: str, end: str = "", people: str = "") -> 
         body["timeZone"] = zone.key
     answer = call(ctx, "calendar", lambda cal: cal.freebusy().query(body=body))
     calendars = answer.get("calendars", {})
+    groups = answer.get("groups", {})
     lines = [
         f"Busy times {begin:%Y-%m-%d} to {(finish - timedelta(seconds=1)):%Y-%m-%d} "
         f"({getattr(zone, 'key', str(zone))}):"
     ]
-    everyone: list[tuple[datetime, datetime]] = []
-    unknown = []
+    # (shown name, calendar id or None, errors): a group stands for its members' calendars.
+    rows: list[tuple[str, str | None, list[dict[str, Any]]]] = []
     for who in ["primary", *others]:
-        entry = calendars.get(who, {})
-        if entry.get("errors"):
-            unknown.append(who)
+        group = groups.get(who)
+        if group is None:
+            rows.append(("you" if who == "primary" else who, who, []))
+        elif group.get("errors"):
+            rows.append((who, None, group["errors"]))
+        else:
+            rows += [(f"{member} ({who})", member, []) for member in group.get("calendars", [])]
+    everyone: list[tuple[datetime, datetime]] = []
+    unknown = 0
+    for name, calendar, errors in rows:
+        entry = calendars.get(calendar, {}) if calendar else {}
+        errors = errors or entry.get("errors") or []
+        if calendar and calendar not in calendars and not errors:
+            errors = [{"reason": "noAnswer"}]
+        if errors:
+            unknown += 1
+            lines.append(f"- {name}: unknown — {_why_unknown(errors)}")
             continue
         blocks = [
             (datetime.fromisoformat(b["start"]), datetime.fromisoformat(b["end"]))
             for b in entry.get("busy", [])
         ]
         everyone += blocks
-        name = "you" if who == "primary" else who
         shown = ", ".join(_span(a, b, zone) for a, b in blocks) or "free the whole time"
         lines.append(f"- {name}: {shown}")
-    if unknown:
-        lines.append(f"- unknown (calendar not shared with the user): {', '.join(unknown)}")
     slots = _free(everyone, begin, finish, zone)
     lines.append(
-        "Free for everyone (weekdays 09:00–18:00): "
+        f"Free for everyone{' Google showed' if unknown else ''} (weekdays 09:00–18:00): "
         + (", ".join(_span(a, b, zone) for a, b in slots) or "no slot of 30 minutes or more")
     )
     return ToolResult(display="\n".join(lines), count=len(slots), has_more=False)

@@ -253,6 +253,10 @@ def read_drive_file(ctx: ToolContext, file_id: str) -> str:
     if mime in EXPORTS:
         return header + _exported(ctx, file_id, meta, limit)
     if _is_text(mime):
+        if str(meta.get("size", "")) == "0":
+            # Drive answers 416 to a ranged download of a 0-byte file
+            # (google-api-python-client#638): its size says there is nothing to read.
+            return header + "[The file is empty.]"
         want = limit * 4  # UTF-8 needs at most 4 bytes a character
 
         def download(drive: Any) -> Any:
