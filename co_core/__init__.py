@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from co_core.kernel.hookspecs import (
         HOOKSPEC_VERSION,
         Effect,
+        ModelRegister,
         ResourceRegister,
         SettingsRegister,
         SlashCommandRegister,
@@ -38,11 +39,21 @@ if TYPE_CHECKING:
     )
     from co_core.kernel.permits import Permit, current_permit
     from co_core.kernel.processes import ProcessId
+    from co_core.kernel.providers import BuiltModel, ModelRequest
     from co_core.kernel.results import ToolResult
     from co_core.kernel.settings import SectionModel, Settings, setting
     from co_core.kernel.status import CheckResult, fail, off, ok, warn
     from co_core.kernel.tool_context import ModelRetry, ToolContext
-    from co_core.kernel.tools import CallRefused, Resolved, Resolver, Risk, ToolCall, ToolSpec
+    from co_core.kernel.tools import (
+        CallRefused,
+        Does,
+        Resolved,
+        Resolver,
+        Risk,
+        Role,
+        ToolCall,
+        ToolSpec,
+    )
     from co_core.kernel.trust import is_trusted
     from co_core.kernel.visible import escaped, on_screen, unseen
     from co_core.policy.shell import canonical_shell_command
@@ -57,6 +68,7 @@ _WHERE = {
     "co_core.kernel.hookspecs": (
         "HOOKSPEC_VERSION",
         "Effect",
+        "ModelRegister",
         "ResourceRegister",
         "SettingsRegister",
         "SlashCommandRegister",
@@ -76,6 +88,7 @@ _WHERE = {
     ),
     "co_core.kernel.permits": ("Permit", "current_permit"),
     "co_core.kernel.processes": ("ProcessId",),
+    "co_core.kernel.providers": ("BuiltModel", "ModelRequest"),
     "co_core.kernel.results": ("ToolResult",),
     "co_core.kernel.settings": ("SectionModel", "Settings", "setting"),
     "co_core.kernel.status": ("CheckResult", "fail", "off", "ok", "warn"),
@@ -83,9 +96,11 @@ _WHERE = {
     "co_core.kernel.tool_context": ("ModelRetry", "ToolContext"),
     "co_core.kernel.tools": (
         "CallRefused",
+        "Does",
         "Resolved",
         "Resolver",
         "Risk",
+        "Role",
         "ToolCall",
         "ToolSpec",
     ),
@@ -97,16 +112,20 @@ _WHERE = {
 _MODULE = {name: module for module, names in _WHERE.items() for name in names}
 
 __all__ = [
+    "BuiltModel",
     "CHANGES",
     "CallRefused",
     "CheckResult",
     "CoApp",
     "CoDeps",
     "CoError",
+    "Does",
     "Effect",
     "FileChanges",
     "HOOKSPEC_VERSION",
     "MAX_KEPT_BYTES",
+    "ModelRegister",
+    "ModelRequest",
     "ModelRetry",
     "Permit",
     "ProcessId",
@@ -115,6 +134,7 @@ __all__ = [
     "ResourceKey",
     "ResourceRegister",
     "Risk",
+    "Role",
     "SectionModel",
     "Settings",
     "SettingsError",

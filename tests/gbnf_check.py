@@ -1,4 +1,5 @@
-"""Does llama.cpp's own grammar engine let a model write ``text`` under a GBNF grammar?
+"""Does llama.cpp's own grammar engine let a model write ``text`` under a GBNF grammar, or
+under a JSON schema as llama-cpp-python's server turns it into one?
 
 The text is tokenized with the SmolLM2 vocabulary (loaded alone, no weights) and fed token
 by token to llama.cpp's grammar sampler, as a constrained model's answer would be; at the
@@ -67,3 +68,15 @@ def accepts(grammar: str, text: str) -> bool:
             return _allowed(llama, sampler, llama.llama_vocab_eos(vocab))  # it may end here
         finally:
             llama.llama_sampler_free(sampler)
+
+
+def accepts_schema(schema: Any, text: str) -> bool:
+    """Whether a model constrained by the JSON ``schema`` can answer exactly ``text``: the
+    schema turned into a grammar by llama.cpp's own converter (llama-cpp-python's port,
+    what its server runs on ``response_format``), which must not fail (the server would
+    silently fall back to any JSON)."""
+    import json
+
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return accepts(json_schema_to_gbnf(json.dumps(schema)), text)

@@ -25,6 +25,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "sessions": {"kernel"},
     "policy": {"kernel"},
     "agent": {"kernel", "telemetry", "sessions", "policy"},
+    "steering": {"kernel", "agent"},
     "mcp": {"kernel", "telemetry", "policy", "agent"},
     "ui": {"kernel", "telemetry", "sessions", "policy", "agent"},
     "cli": {"kernel", "undo", "telemetry", "sessions", "policy", "agent", "mcp", "ui"},

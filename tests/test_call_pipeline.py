@@ -201,7 +201,7 @@ def test_only_an_allowed_or_approved_call_runs(tmp_path: Path) -> None:
             ran.append(args)
             return "deleted"
 
-        record = pipeline.seen("c1", "deletes", {"path": "a.txt"})
+        record = pipeline.open("c1", "deletes", {"path": "a.txt"})
         assert pipeline.resolve(record, {"path": "a.txt"}, deps)
         assert pipeline.decide(record).effect == "ask"
         with pytest.raises(StageError, match="may not run: decided"):

@@ -1,6 +1,9 @@
-"""The ``local`` model's path: Co sends a grammar and the tools as signatures, writes tool
-calls and results into the conversation as text, and turns a call in the answer into a
-real call. Driven through a real OpenAI-compatible HTTP server (tests/openai_server.py)."""
+"""The ``local`` model's path: Co sends one JSON schema (as a grammar with a plain-text
+alternative where an answer may come) and the tools as signatures, writes tool calls and
+results into the conversation as text, and turns a call in the answer into a real call.
+Driven through a real OpenAI-compatible HTTP server (tests/openai_server.py); every
+schema Co sends is checked by llama.cpp's own converter and grammar engine
+(tests/gbnf_check.py)."""
 
 from __future__ import annotations
 
@@ -10,14 +13,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import gbnf_check
 import pytest
 from office_plugin import office_and_mail
 from openai_server import Server
 
-from co_core.agent.local.constrained import ConstrainedModel
-from co_core.agent.local.copying import copy_rules
-from co_core.agent.local.grammar import WORDS_ONLY, tool_call_grammar
+from co_core.agent.local.constrained import (
+    WORDS_ONLY,
+    ConstrainedModel,
+    response_schema,
+    words_or_call,
+)
 from co_core.agent.models import compat_model
+from co_core.steering.runs import copy_spans, edges
 from co_core.testing import Approvals, run_turn
 
 pytestmark = pytest.mark.usefixtures("co_dirs")
@@ -33,12 +41,31 @@ def replies() -> Iterator[tuple[Server, list[dict[str, Any]]]]:
 
 def local(server: Server, *, small: bool = False) -> ConstrainedModel:
     compat = compat_model("local", server.base_url, None, "llama-cpp", stream_tools=False)
-    return ConstrainedModel(compat, max_tokens=200, small=small)
+    return ConstrainedModel(compat, max_tokens=200, small=small, words=True)
 
 
 def call(name: str, **args: Any) -> dict[str, Any]:
-    body = json.dumps({"name": name, "arguments": args})
-    return {"text": f"<tool_call>{body}</tool_call>"}
+    return {"text": json.dumps({"name": name, "arguments": args})}
+
+
+def schema_of(body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema a request constrains its answer to (llama.cpp's ``json_object``)."""
+    assert body["response_format"]["type"] == "json_object", body.get("response_format")
+    schema: dict[str, Any] = body["response_format"]["schema"]
+    return schema
+
+
+def accepts(body: dict[str, Any], answer: str) -> bool:
+    """Would llama.cpp let a model answer ``answer`` to this request (its grammar, or its
+    schema as llama-cpp-python's server turns it into one)?"""
+    if "grammar" in body:
+        return gbnf_check.accepts(body["grammar"], answer)
+    return gbnf_check.accepts_schema(schema_of(body), answer)
+
+
+def tools_in(body: dict[str, Any]) -> set[str]:
+    text = body.get("grammar") or json.dumps(body["response_format"]["schema"])
+    return set(re.findall(r"read_file|list_files|list_emails|draft_email|search_notes", text))
 
 
 def system_text(body: dict[str, Any]) -> str:
@@ -61,10 +88,10 @@ def test_a_call_in_the_answer_runs_as_a_real_call_and_comes_back_as_text(
     assert "tools" not in first and "tool_choice" not in first  # no server-side tool format
     assert first["max_tokens"] == 200 and "max_completion_tokens" not in first
     assert "- read_file(path: str): Read a text file of the workspace." in system_text(first)
-    assert "<tool_call>" in system_text(first)
-    grammar = first["grammar"]
-    assert grammar.startswith("root ::= call | text\n")
-    assert '"\\"read_file\\""' in grammar and '"\\"list_emails\\""' not in grammar  # offered only
+    assert '{"name": "TOOL", "arguments": {...}}' in system_text(first)
+    assert accepts(first, call("read_file", path="notes.txt")["text"])
+    assert accepts(first, "It is room B-204.")  # or a plain answer
+    assert not accepts(first, call("list_emails")["text"])  # offered tools only
     roles = [m["role"] for m in second["messages"]]
     assert "tool" not in roles
     assert second["messages"][-2] == {
@@ -96,35 +123,60 @@ def test_a_failed_call_reaches_the_model_as_text(
     assert last["content"].startswith("read_file failed: no file 'gone.txt'")
 
 
-def test_the_grammar_is_one_llama_cpp_accepts_for_every_bundled_tool(
+def test_the_schema_is_one_llama_cpp_turns_into_a_grammar_for_every_bundled_tool(
     co_dirs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
     from co_core.agent.assembly.build import load_tools
-    from co_core.agent.tools.toolbox import compact_schema
+    from co_core.agent.tools.toolbox import _compact
     from co_core.testing import make_app
 
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
-    tools = load_tools(make_app().host, lambda message: None)
-    pairs = [(t.name, compact_schema(t.tool_def.parameters_json_schema)) for t in tools]
-    assert len(pairs) >= 29
-    for text, copy in ((True, None), (False, 'Read notes.txt: which "room", please?')):
-        grammar = tool_call_grammar(pairs, text=text, copy_from=copy)
-        llama_grammar.LlamaGrammar.from_string(grammar, verbose=False)  # raises if invalid
+    tools = [_compact(t.tool_def) for t in load_tools(make_app().host, lambda message: None)]
+    assert len(tools) >= 29
+    for text in (True, False):
+        schema = json.dumps(response_schema(tools, text=text))
+        # llama-cpp-python's server falls back to any JSON when its converter fails: it
+        # must not fail, and the grammar it writes must load
+        converted = llama_grammar.json_schema_to_gbnf(schema)
+        llama_grammar.LlamaGrammar.from_string(converted, verbose=False)
+    grammar = words_or_call(response_schema(tools, text=False))
+    llama_grammar.LlamaGrammar.from_string(grammar, verbose=False)
+    assert gbnf_check.accepts(grammar, json.dumps({"name": "list_files", "arguments": {}}))
+    assert gbnf_check.accepts(grammar, "Hello there.")
+    assert not gbnf_check.accepts(grammar, '{"name": "no_such_tool", "arguments": {}}')
 
 
-def test_copied_arguments_start_and_end_at_word_edges() -> None:
-    text = "Read notes.txt, the wifi password."
-    rules = copy_rules(text)
-    starts = [text[int(i) :].split()[0] for i in re.findall(r"copy-(\d+)", rules["copy"])]
-    assert starts == ["Read", "notes.txt,", "wifi", "password."]  # not "the"
-    at = {i: rules[f"copy-{i}"] for i in range(len(text) - 1)}
-    assert at[12] == '"x" copy-13'  # "notes.tx" cannot end there
-    assert at[13] == '"t" copy-14 | "t"'  # "notes.txt" can
-    assert at[14] == '"," copy-15'  # not with the comma
-    assert at[18] == '"e" copy-19'  # nor on "the"
-    assert rules["copy-32"] == '"d"'  # "password" ends the text: its full stop is left out
-    assert "copy-33" not in rules
+def test_a_tools_definitions_are_found_where_the_schema_refers_to_them() -> None:
+    from pydantic_ai.tools import ToolDefinition
+
+    nested = {
+        "type": "object",
+        "properties": {"when": {"$ref": "#/$defs/Span"}},
+        "required": ["when"],
+        "$defs": {"Span": {"type": "object", "properties": {"days": {"type": "integer"}}}},
+    }
+    tool = ToolDefinition(name="plan", parameters_json_schema=nested)
+    other = ToolDefinition(name="other", parameters_json_schema=nested)
+    schema = response_schema([tool, other], text=True)
+    assert set(schema["$defs"]) == {"t0-Span", "t1-Span"}  # at the top, one per tool
+    answer = json.dumps({"name": "plan", "arguments": {"when": {"days": 3}}})
+    assert gbnf_check.accepts_schema(schema, answer)
+    assert not gbnf_check.accepts_schema(
+        schema, json.dumps({"name": "plan", "arguments": {"when": 3}})
+    )
+
+
+def test_copied_runs_start_and_end_at_word_edges() -> None:
+    text = "Read notes.txt, the wifi password"
+    starts, ends = edges(text)
+    assert [text[i:].split()[0] for i in starts] == ["Read", "notes.txt,", "wifi", "password"]
+    assert text.index("notes.txt") + len("notes.tx") not in ends  # "notes.tx" cannot end
+    assert text.index("notes.txt") + len("notes.txt") in ends  # "notes.txt" can
+    assert text.index(",") + 1 not in ends  # not with the comma
+    assert text.index(" the") + 4 not in ends  # nor on "the"
+    spans = copy_spans(text) or []
+    assert "the wifi password" not in spans and "wifi password" in spans
 
 
 # -- a small model: Co routes clear requests -------------------------------------------------
@@ -141,10 +193,12 @@ def test_a_clear_request_makes_a_small_model_call_the_tool_then_answer_from_its_
     assert turn.output == "The meeting is in room B-204."  # the model's answer, not a dump
     first, second = server.requests
     assert first["temperature"] == 0  # the same words, the same call
-    grammar = first["grammar"]
-    assert grammar.startswith("root ::= call\n")  # no plain text this time
-    assert '"\\"read_file\\""' in grammar and '"\\"list_files\\""' not in grammar
-    assert "copy ::=" in grammar  # its path can only be copied from the user's words
+    assert tools_in(first) == {"read_file"}
+    assert not accepts(first, "The room is B-204.")  # no plain text this time: a call
+    # its path can only be copied from the user's words
+    assert schema_of(first)["properties"]["arguments"]["properties"]["path"]["enum"] == [
+        "notes.txt"
+    ]
     # the model reads the result, then the question again
     assert second["messages"][-1]["content"] == (
         "Result of read_file:\nMeeting in room B-204.\n\n"
@@ -165,8 +219,8 @@ def test_after_a_listing_a_small_model_may_read_what_it_found_then_answers_in_wo
         )
     assert [c["tool"] for c in turn.calls] == ["list_files", "read_file"]
     assert turn.output == "Room B-204."
-    follow_up = server.requests[1]["grammar"]
-    assert '"\\"read_file\\""' in follow_up and '"\\"list_files\\""' not in follow_up
+    follow_up = server.requests[1]
+    assert tools_in(follow_up) == {"read_file"}
     third = server.requests[2]
     assert third["grammar"] == WORDS_ONLY and "### Tools" not in system_text(third)
 
@@ -249,6 +303,6 @@ def test_without_a_clear_match_a_small_model_answers_freely(
         turn = run_turn(app, "Say hi", local(server, small=True))
     assert turn.output == "Hi there!"
     body = server.requests[0]
-    assert body["grammar"].startswith("root ::= call | text\n")  # text or any call
+    assert accepts(body, "Hi there!") and accepts(body, call("list_files")["text"])
     assert "You are Co, a helpful assistant" in system_text(body)  # the short prompt
     assert "### Response style" not in system_text(body)

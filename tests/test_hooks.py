@@ -11,7 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 from co_core import hookimpl, ok
-from co_core.kernel.errors import SettingsError
+from co_core.kernel.errors import CoError, SettingsError
 from co_core.kernel.host import PluginHost
 from co_core.kernel.settings import SectionModel, setting
 from co_core.kernel.status import collect_status
@@ -194,6 +194,36 @@ def test_hook_register_commands(co_dirs: Path, site: Path) -> None:
     assert "hello" in run_co("--help").stdout
     result = run_co("hello", "world", "--name", "Ada")
     assert (result.returncode, result.stdout) == (0, "hello Ada\n")
+
+
+def test_hook_register_models(co_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A provider in one plugin file (tests/provider_example): its prefix is a model Co
+    builds, runs, rows in ``co status`` and prices; a model string of no provider is one
+    line naming the known forms."""
+    import sys
+
+    from co_core.agent.models import resolve
+    from co_core.agent.status import _check as model_row
+    from co_core.telemetry.usage import turn_usage
+    from co_core.testing import run_turn, use_plugin
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "provider_example"))
+    import co_echo_model
+
+    with use_plugin(co_echo_model, name="echo") as app:
+        model = resolve("echo:parrot", app.settings, host=app.host)
+        assert model.spec == "echo:parrot" and model.provider is not None
+        turn = run_turn(app, "hello", model.model)
+        assert turn.output == "parrot says: hello"
+        spent = turn_usage(object(), model.spec, provider=model.provider)
+        assert spent.local and spent.cost == 0  # free=True
+        row = model_row("echo:parrot", app.settings, app.host)
+        assert (row.state, row.detail) == ("ok", "echo:parrot (always answers)")
+        with pytest.raises(
+            CoError, match="unknown model provider 'ecko' \\(did you mean 'echo'\\?\\)"
+        ):
+            resolve("ecko:parrot", app.settings, host=app.host)
+    assert "co_echo_model" in sys.modules
 
 
 def test_hook_register_slash_commands(co_dirs: Path) -> None:

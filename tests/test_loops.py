@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +94,10 @@ def test_a_call_of_a_tool_that_is_not_set_up_is_answered_with_how_to_set_it_up(
     with office_and_mail(cwd=tmp_path) as app:
         turn = run_turn(app, "check my email", script)
     assert turn.output == "Mail is not signed in: run `co mail login`."
-    assert len(requests) == 1 and turn.calls == []  # nothing ran
+    assert len(requests) == 1  # nothing ran: the call ended as its own record says
+    assert [(c["tool"], c["status"], c["from_text"]) for c in turn.calls] == [
+        ("list_emails", "not set up", False)
+    ]
 
 
 def test_the_same_holds_for_a_call_written_as_text(tmp_path: Path) -> None:
@@ -100,6 +107,9 @@ def test_the_same_holds_for_a_call_written_as_text(tmp_path: Path) -> None:
         turn = run_turn(app, "check my email", script)
     assert turn.output == "Mail is not signed in: run `co mail login`."
     assert len(requests) == 1
+    assert [(c["tool"], c["status"], c["from_text"]) for c in turn.calls] == [
+        ("list_emails", "not set up", True)
+    ]
 
 
 def test_repeating_a_denied_call_ends_the_turn(tmp_path: Path) -> None:
@@ -216,3 +226,46 @@ def test_an_mcp_tools_third_identical_call_ends_the_turn(co_dirs: Path, tmp_path
         run_turn(app, "echo", script)
     assert len(requests) == 3
     assert str(stopped.value).endswith('same call 3 times in a row: t_echo(text="again")')
+
+
+CO = str(Path(sys.executable).parent / "co")
+
+
+def co_ask_json(
+    cwd: Path, prompt: str, model: str = "chat", **env: str
+) -> tuple[dict[str, Any], int]:
+    done = subprocess.run(
+        [CO, "ask", "--json", "-m", f"function:co_scripts:{model}", prompt],
+        capture_output=True, text=True, timeout=120, cwd=cwd, stdin=subprocess.DEVNULL,
+        env={**os.environ, **env},
+    )  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.returncode
+
+
+@pytest.mark.usefixtures("testplug")
+def test_co_ask_json_shows_the_call_the_loop_guard_stopped(tmp_path: Path) -> None:
+    answer, code = co_ask_json(tmp_path, "anything", model="stuck")
+    assert answer["error"].startswith(
+        'turn stopped: the model repeated a call that failed: always_wrong(value="x")'
+    )
+    assert code != 0
+    assert [(c["tool"], c["status"]) for c in answer["tool_calls"]] == [
+        ("always_wrong", "retry"),
+        ("always_wrong", "stopped"),  # the repeat never ran: the guard stopped it
+    ]
+
+
+@pytest.mark.usefixtures("testplug")
+def test_co_ask_json_shows_calls_of_tools_not_set_up_and_calls_written_as_text(
+    tmp_path: Path,
+) -> None:
+    answer, code = co_ask_json(tmp_path, "resource", CO_TEST_UNREADY="1")
+    assert answer["output"] == "The marker service is not set up: run `co marker login`."
+    assert [(c["tool"], c["status"]) for c in answer["tool_calls"]] == [
+        ("use_resource", "not set up")
+    ]
+    assert code == 0
+    answer, code = co_ask_json(tmp_path, "json red")  # the lookup written as JSON text
+    assert [(c["tool"], c["status"], c["from_text"]) for c in answer["tool_calls"]] == [
+        ("lookup", "ok", True)
+    ]

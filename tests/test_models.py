@@ -66,6 +66,7 @@ def test_openai_compatible_round_trip_sends_empty_content_and_no_forced_tool_cho
             "decision": "allow",
             "reason": "default for read-risk tools",  # the policy engine's default
             "status": "ok",
+            "from_text": False,
         }
     ]
     second = server.requests[1]

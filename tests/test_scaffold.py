@@ -117,6 +117,15 @@ def test_co_lists_it_and_knows_its_settings(installed: Installed) -> None:
             "error": None,
             "hooks": ["approval_policy", "register_deps", "register_settings", "register_tools"],
             "tools": ["weather_search"],
+            "tool_roles": {
+                "weather_search": {
+                    "risk": "read",
+                    "permission": "weather:read:{query}",
+                    "does": "searches",
+                    "does_declared": True,
+                    "roles": {"query": "query"},  # what `co plugin new` writes
+                }
+            },
         }
     ]
     assert installed.co("config", "get", "weather.max_results").stdout.strip() == "10"

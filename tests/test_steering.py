@@ -19,13 +19,13 @@ from openai_server import Server
 
 from co_core.agent.assembly.build import load_tools
 from co_core.agent.local.constrained import ConstrainedModel
-from co_core.agent.local.grammar import WORDS_ONLY
 from co_core.agent.models import compat_model, resolve
-from co_core.agent.steering.route import Route, route
-from co_core.agent.tools.intent import VERB_OF, read_intent
-from co_core.agent.tools.lexicon import EFFECT_VERBS, TRANSLATIONS
+from co_core.agent.tools.lexicon import TRANSLATIONS
 from co_core.agent.tools.toolbox import Toolbox
 from co_core.kernel.app import App
+from co_core.steering.intent import VERB_OF, read_intent
+from co_core.steering.lexicon import EFFECT_VERBS
+from co_core.steering.route import Route, route
 from co_core.testing import make_app, run_turn
 
 # -- what the words ask for ------------------------------------------------------------------
@@ -207,7 +207,9 @@ def test_a_files_new_content_is_never_a_run_of_the_words(bundled: App, text: str
     """A run of the words would replace the whole file ("config.ini" written into
     config.ini): write_file is called only with content given whole."""
     chosen = routed(bundled, text)
-    assert "write_file" not in chosen.tools, chosen
+    assert not (chosen.kind in ("call", "among") and "write_file" in chosen.tools), chosen
+    if chosen.kind == "ask":  # Co asks for the content instead, in one sentence
+        assert "content" in chosen.answer and chosen.answer.count(".") <= 1, chosen
 
 
 def test_a_tool_that_is_not_set_up_is_answered_for_only_when_asked(bundled: App) -> None:
@@ -234,17 +236,45 @@ def replies() -> Iterator[tuple[Server, list[dict[str, Any]]]]:
 
 def steered(server: Server) -> ConstrainedModel:
     compat = compat_model("small", server.base_url, None, "llama-cpp", stream_tools=False)
-    return ConstrainedModel(compat, small=True)
+    return ConstrainedModel(compat, small=True, words=True)
 
 
 def call(name: str, /, **args: Any) -> dict[str, Any]:
-    return {"text": f"<tool_call>{json.dumps({'name': name, 'arguments': args})}</tool_call>"}
+    return {"text": json.dumps({"name": name, "arguments": args})}
+
+
+def constraint(body: dict[str, Any]) -> str:
+    """What a request constrains its answer to, as text (a grammar, or a JSON schema)."""
+    if "grammar" in body:
+        return str(body["grammar"]).replace('\\"', '"')  # GBNF writes JSON's quotes escaped
+    return json.dumps(body["response_format"]["schema"])
+
+
+def only_calls(body: dict[str, Any]) -> bool:
+    """Does the request ask for a call and nothing else (no plain answer)?"""
+    return "grammar" not in body and '"answer"' not in constraint(body)
+
+
+def arguments(body: dict[str, Any], tool: str) -> dict[str, Any]:
+    """The JSON schema a forced call's arguments must match."""
+    schema = body["response_format"]["schema"]
+    for option in schema.get("anyOf", [schema]):
+        if option["properties"]["name"].get("const") == tool:
+            found: dict[str, Any] = option["properties"]["arguments"]
+            return found
+    raise AssertionError(f"{tool} is not offered")
+
+
+def accepts(body: dict[str, Any], answer: str) -> bool:
+    if "grammar" in body:
+        return gbnf_check.accepts(body["grammar"], answer)
+    return gbnf_check.accepts_schema(body["response_format"]["schema"], answer)
 
 
 def offered(body: dict[str, Any]) -> set[str]:
-    grammar = body.get("grammar", "")
+    text = constraint(body)
     return {name for name in ("read_file", "write_file", "edit_file", "list_files") if
-            f'"\\"{name}\\""' in grammar}  # fmt: skip
+            f'"{name}"' in text or f'\\"{name}\\"' in text}  # fmt: skip
 
 
 def test_a_steered_model_is_not_offered_a_write_nobody_asked_for(
@@ -270,12 +300,12 @@ def test_a_steered_model_reads_the_file_it_is_asked_about_and_answers(
     turn = run_turn(bundled, "show me what is in sales.csv", steered(server))
     assert "read_file" in offered(server.requests[0])
     assert not {"write_file", "edit_file"} & offered(server.requests[0])
-    assert server.requests[0]["grammar"].startswith("root ::= call\n")  # Co asked for a call
+    assert only_calls(server.requests[0])  # Co asked for a call
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("read_file", "ok")]
     assert turn.output == "Month and total: May, 12."
 
 
-# -- optional arguments the words supply: the grammar Co sends, checked by llama.cpp ----------
+# -- optional arguments the words supply: the schema Co sends, checked by llama.cpp -----------
 
 
 @pytest.fixture
@@ -302,11 +332,11 @@ def test_a_steered_run_python_call_gets_the_code_the_user_wrote(
     made = call("run_python", code="7919 * 104729")
     queue += [made, {"text": "It is 829348951."}]
     turn = run_turn(sandboxed, "Run this Python: `7919 * 104729`", steered(server), approvals=True)
-    grammar = server.requests[0]["grammar"]
-    assert grammar.startswith("root ::= call\n") and '"\\"code\\""' in grammar
+    grammar = server.requests[0]
+    assert only_calls(grammar) and '"code"' in constraint(grammar)
     # llama.cpp's grammar engine lets a model write that call, and no code of its own
-    assert gbnf_check.accepts(grammar, made["text"])
-    assert not gbnf_check.accepts(grammar, call("run_python", code="import os")["text"])
+    assert accepts(grammar, made["text"])
+    assert not accepts(grammar, call("run_python", code="import os")["text"])
     assert [(c["tool"], c["args"]["code"], c["status"]) for c in turn.calls] == [
         ("run_python", "7919 * 104729", "ok")
     ]
@@ -325,10 +355,10 @@ def test_a_steered_list_notes_call_gets_the_folder_the_user_named(
     made = call("list_notes", folder="Projects")
     queue += [made, {"text": "Projects holds Roadmap."}]
     turn = run_turn(bundled, "List the notes in my Projects folder", steered(server))
-    grammar = server.requests[0]["grammar"]
-    assert '"\\"folder\\""' in grammar
-    assert gbnf_check.accepts(grammar, made["text"])
-    assert not gbnf_check.accepts(grammar, call("list_notes", folder="Archive")["text"])
+    grammar = server.requests[0]
+    assert '"folder"' in constraint(grammar)
+    assert accepts(grammar, made["text"])
+    assert not accepts(grammar, call("list_notes", folder="Archive")["text"])
     assert [(c["tool"], c["args"]["folder"], c["status"]) for c in turn.calls] == [
         ("list_notes", "Projects", "ok")
     ]
@@ -336,7 +366,7 @@ def test_a_steered_list_notes_call_gets_the_folder_the_user_named(
     assert "Roadmap" in seen and "Elsewhere" not in seen  # only that folder was listed
 
 
-# -- which run of the words goes into which argument (co_core.agent.local.copying) ------------
+# -- which run of the words goes into which argument (co_core.steering.values) ---------------
 
 # (words, the note's name, the text): a name with the text after a colon, in quotes,
 # with several quoted parts, in the four languages Co reads
@@ -354,17 +384,31 @@ NOTE_WORDINGS = [
 ]
 
 
-def forced(tool: str, words: str) -> tuple[str, dict[str, Any]]:
-    """The grammar and the JSON schema Co sends when a steered model must call the bundled
-    ``tool`` with values from ``words``."""
-    from co_core.agent.local.grammar import call_schema, tool_call_grammar
+def forced(tool: str, words: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The request body Co sends when a steered model must call the bundled ``tool`` with
+    values from ``words`` (its resolver aside), and the arguments' properties."""
+    import dataclasses
 
-    tool_def = {t.name: t for t in load_tools(make_app().host, print)}[tool].tool_def
-    pairs = [(tool, tool_def.parameters_json_schema)]
-    about = {tool: tool_def.description or ""}
-    grammar = tool_call_grammar(pairs, text=False, copy_from=words, about=about)
-    schema = call_schema(pairs, text=False, copy_from=words, about=about)
-    return grammar, schema["json_schema"]["schema"]["properties"]["arguments"]["properties"]
+    from co_core.agent.local.constrained import ARGUMENTS, request_body, response_schema
+    from co_core.kernel.tools import ToolSpec
+    from co_core.steering.contracts import read_contract
+    from co_core.steering.values import Reading
+
+    app = make_app()
+    tool_def = {t.name: t for t in load_tools(app.host, print)}[tool].tool_def
+    spec: ToolSpec = {s.name: s for s in app.host.tools()}[tool]
+    found = read_contract(tool, spec, tool_def.parameters_json_schema, tool_def.description or "")
+    copied = Reading.of(
+        tool_def.parameters_json_schema,
+        name=tool,
+        description=tool_def.description or "",
+        roles=found.roles,
+        does=found.does,
+        words_=words,
+    ).schema()
+    assert copied is not None, f"{tool} cannot be called with {words!r}"
+    made = dataclasses.replace(tool_def, metadata={ARGUMENTS: copied})
+    return request_body(response_schema([made], text=False), "llama.cpp"), copied["properties"]
 
 
 @pytest.mark.parametrize(("words", "name", "text"), NOTE_WORDINGS)
@@ -377,19 +421,19 @@ def test_a_forced_call_copies_the_name_and_the_text_each_from_its_own_part_of_th
     tool = "append_to_note" if "Inbox" in words else "create_note"
     grammar, arguments = forced(tool, words)
     right = call(tool, name=name, content=text)["text"]
-    assert gbnf_check.accepts(grammar, right)
+    assert accepts(grammar, right)
     swapped = call(tool, name=text, content=name)["text"]
     if f"'{name}'" not in words:  # with the name quoted too, either part may be either
-        assert not gbnf_check.accepts(grammar, swapped)
+        assert not accepts(grammar, swapped)
     piece = [text.split(",")[0]] if "," in text else [text[2:]]  # never a piece of the text
     for wrong in (f"{name} with the text", "note", "named " + name, f"{name}-", *piece):
-        assert not gbnf_check.accepts(grammar, call(tool, name=wrong, content=text)["text"])
+        assert not accepts(grammar, call(tool, name=wrong, content=text)["text"])
     # Ollama's JSON schema allows the same values
     assert text in arguments["content"]["enum"]
     names = arguments["name"]["enum"]
     assert name in names and f"{name} with the text" not in names
     for other in names:  # test by difference: each value the schema lists, the grammar allows
-        assert gbnf_check.accepts(grammar, call(tool, name=other, content=text)["text"])
+        assert accepts(grammar, call(tool, name=other, content=text)["text"])
 
 
 def test_a_steered_append_writes_the_quoted_line_to_the_note_named(
@@ -400,7 +444,7 @@ def test_a_steered_append_writes_the_quoted_line_to_the_note_named(
     queue += [made, {"text": "Added."}]
     words = "Ajoute la ligne '- call Dr. Smith' à ma note Todo."
     turn = run_turn(bundled, words, steered(server), approvals=True)
-    assert gbnf_check.accepts(server.requests[0]["grammar"], made["text"])
+    assert accepts(server.requests[0], made["text"])
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("append_to_note", "ok")]
     todo = (bundled.cwd.parent / "vault" / "Todo.md").read_text()
     assert todo.endswith("- call Dr. Smith\n") and "water plants" in todo
@@ -421,9 +465,9 @@ def test_a_copied_name_never_runs_across_the_end_of_a_clause(
     names = arguments["name"]["enum"]
     assert "Recipes/Pancakes" in names
     assert not [n for n in names if ":" in n or "?" in n or n.lower().startswith("quel")]
-    assert gbnf_check.accepts(grammar, call("read_note", name="Recipes/Pancakes")["text"])
+    assert accepts(grammar, call("read_note", name="Recipes/Pancakes")["text"])
     crossing = call("read_note", name="Recipes/Pancakes : quelle")["text"]
-    assert not gbnf_check.accepts(grammar, crossing)
+    assert not accepts(grammar, crossing)
 
 
 @pytest.mark.parametrize(
@@ -450,10 +494,10 @@ def test_a_forced_call_names_only_what_the_tools_resolver_finds(
     made = call("read_note", name="Recipes/Pancakes")
     queue += [made, {"text": "# Pancakes"}]
     turn = run_turn(bundled, words, steered(server))
-    grammar = server.requests[0]["grammar"]
-    assert gbnf_check.accepts(grammar, made["text"])
+    grammar = server.requests[0]
+    assert accepts(grammar, made["text"])
     for wrong in ("température de four", "Temperatur", "oven temperature", "Pancakes", "Todo"):
-        assert not gbnf_check.accepts(grammar, call("read_note", name=wrong)["text"])
+        assert not accepts(grammar, call("read_note", name=wrong)["text"])
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("read_note", "ok")]
     assert "211 degrees" in turn.output
 
@@ -468,7 +512,7 @@ def test_a_resolver_that_accepts_every_run_leaves_the_call_as_it_was(
     queue += [made, {"text": "Created."}]
     words = "Create a note named Shopping with the text: milk, eggs"
     turn = run_turn(bundled, words, steered(server), approvals=True)
-    assert gbnf_check.accepts(server.requests[0]["grammar"], made["text"])
+    assert accepts(server.requests[0], made["text"])
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("create_note", "ok")]
     assert "milk, eggs" in (bundled.cwd.parent / "vault" / "Shopping.md").read_text()
 
@@ -493,11 +537,11 @@ def test_a_setting_is_changed_by_its_key_found_in_the_file_and_said_as_the_tool_
     made = call("set_file_value", path="config.ini", key=key, value="8088")
     queue += [made, {"text": "The request was denied."}]
     turn = run_turn(bundled, words, steered(server), approvals=True)
-    grammar = server.requests[0]["grammar"]
-    assert gbnf_check.accepts(grammar, made["text"])
+    grammar = server.requests[0]
+    assert accepts(grammar, made["text"])
     for wrong_key, value in ((key, ".ini"), (key, key), ("8088", "8088"), ("host", "8088")):
         wrong = call("set_file_value", path="config.ini", key=wrong_key, value=value)
-        assert not gbnf_check.accepts(grammar, wrong["text"])
+        assert not accepts(grammar, wrong["text"])
     assert config.read_text() == "[server]\nhost = 127.0.0.1\nport = 8088\n"
     assert turn.output == f"set {key} in config.ini, line 3: port = 41234 -> port = 8088"
     assert len(server.requests) == 1  # no model request to retell it
@@ -519,23 +563,44 @@ def test_a_routed_tool_is_carried_even_when_the_tool_budget_leaves_it_out(
     queue += [call("run_shell_command", cmd="sha256sum blob.txt"), {"text": "Done."}]
     words = "Berechne mit sha256sum den Hash von blob.txt."
     turn = run_turn(app, words, steered(server), approvals=True)
-    assert '"\\"run_shell_command\\""' in server.requests[0]["grammar"]
+    assert '"run_shell_command"' in constraint(server.requests[0])
     assert [(c["tool"], c["status"]) for c in turn.calls] == [("run_shell_command", "ok")]
     assert "5891b5b522d5df08" in server.requests[1]["messages"][-1]["content"]  # its hash
 
 
-def test_a_copied_number_is_written_as_json_writes_it(
-    co_dirs: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_copied_number_is_written_as_json_writes_it() -> None:
     """ "02" and the "05" of a date are 2 and 5: a JSON number has no leading zero (the
-    Ollama schema failed to build on them, and the grammar allowed an unparsable call)."""
-    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
-    words = "Search my notes for 'standup 2024-05-01', page 02"
-    grammar, arguments = forced("search_notes", words)
-    assert 2 in arguments["page"]["enum"] and 5 in arguments["page"]["enum"]
-    made = call("search_notes", query="standup 2024-05-01", page=2)["text"]
-    assert gbnf_check.accepts(grammar, made)
-    assert not gbnf_check.accepts(grammar, made.replace('"page": 2', '"page": 02'))
+    Ollama schema failed to build on them, and the grammar allowed an unparsable call).
+    A tool of our own whose ``number`` picks a page."""
+    import dataclasses
+
+    from pydantic_ai.tools import ToolDefinition
+
+    from co_core.agent.local.constrained import ARGUMENTS, request_body, response_schema
+    from co_core.steering.values import Reading
+
+    words = "Search my scrolls for 'standup 2024-05-01', page 02"
+    schema = {
+        "type": "object",
+        "properties": {"words": {"type": "string"}, "leaf": {"type": "integer"}},
+        "required": ["words", "leaf"],
+    }
+    copied = Reading.of(
+        schema,
+        name="hunt_scrolls",
+        description="Look for words in the scrolls.",
+        roles={"words": "query", "leaf": "number"},
+        does="searches",
+        words_=words,
+    ).schema()
+    assert copied is not None
+    assert 2 in copied["properties"]["leaf"]["enum"] and 5 in copied["properties"]["leaf"]["enum"]
+    tool = ToolDefinition(name="hunt_scrolls", parameters_json_schema=schema)
+    made_tool = dataclasses.replace(tool, metadata={ARGUMENTS: copied})
+    body = request_body(response_schema([made_tool], text=False), "llama.cpp")
+    made = call("hunt_scrolls", words="standup 2024-05-01", leaf=2)["text"]
+    assert accepts(body, made)
+    assert not accepts(body, made.replace('"leaf": 2', '"leaf": 02'))
 
 
 def test_a_forced_call_that_failed_is_forced_again_without_the_value_that_failed(
@@ -551,10 +616,10 @@ def test_a_forced_call_that_failed_is_forced_again_without_the_value_that_failed
         ("append_to_note", "retry"),  # No note named 'ligne'
         ("append_to_note", "ok"),
     ]
-    again = server.requests[1]["grammar"]
-    assert again.startswith("root ::= call\n")  # the same tool, forced again
-    assert not gbnf_check.accepts(again, wrong["text"])  # not the name that failed
-    assert gbnf_check.accepts(again, right["text"])
+    again = server.requests[1]
+    assert only_calls(again)  # the same tool, forced again
+    assert not accepts(again, wrong["text"])  # not the name that failed
+    assert accepts(again, right["text"])
     assert (bundled.cwd.parent / "vault" / "Todo.md").read_text().endswith("- call Dr. Smith\n")
 
 
@@ -574,9 +639,9 @@ def test_a_failed_call_among_close_tools_is_followed_by_one_of_the_others(
         ("read_note", "retry"),
         ("search_notes", "ok"),
     ]
-    again = server.requests[1]["grammar"]
-    assert again.startswith("root ::= call\n")
-    assert '"\\"search_notes\\""' in again and '"\\"read_note\\""' not in again
+    again = server.requests[1]
+    assert only_calls(again)
+    assert '"search_notes"' in constraint(again) and '"read_note"' not in constraint(again)
 
 
 @pytest.mark.parametrize(
@@ -595,11 +660,11 @@ def test_a_forced_command_is_the_one_written_on_the_file_named(
     a command that names no file is not run on nothing (it would read an empty input)."""
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
     grammar, arguments = forced("run_shell_command", words)
-    assert gbnf_check.accepts(grammar, call("run_shell_command", cmd=command)["text"])
+    assert accepts(grammar, call("run_shell_command", cmd=command)["text"])
     bare = command.rpartition(" ")[0] if "." in command else ""
     wrongs = [f"{command}; rm -rf ~", f"{command} /etc/passwd", "cat server.log", bare]
     for wrong in filter(None, wrongs):
-        assert not gbnf_check.accepts(grammar, call("run_shell_command", cmd=wrong)["text"])
+        assert not accepts(grammar, call("run_shell_command", cmd=wrong)["text"])
     listed = arguments["cmd"]["enum"]
     assert command in listed and f"{command}; rm -rf ~" not in listed
     assert not bare or bare not in listed
@@ -612,10 +677,8 @@ def test_a_quoted_command_that_names_its_file_is_taken_as_written(
     words = "How many ERROR lines are in server.log? `grep -c ERROR server.log` will tell."
     grammar, arguments = forced("run_shell_command", words)
     command = "grep -c ERROR server.log"
-    assert gbnf_check.accepts(grammar, call("run_shell_command", cmd=command)["text"])
-    assert not gbnf_check.accepts(
-        grammar, call("run_shell_command", cmd=f"{command} server.log")["text"]
-    )
+    assert accepts(grammar, call("run_shell_command", cmd=command)["text"])
+    assert not accepts(grammar, call("run_shell_command", cmd=f"{command} server.log")["text"])
     assert arguments["cmd"]["enum"] == [command]
 
 
@@ -635,15 +698,15 @@ def test_a_forced_run_python_call_carries_code_when_no_script_is_named(
     the words name one; else code)."""
     monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
     grammar, arguments = forced("run_python", words)
-    assert gbnf_check.accepts(grammar, call("run_python", code="7919 * 104729")["text"])
-    assert not gbnf_check.accepts(grammar, call("run_python")["text"])
+    assert accepts(grammar, call("run_python", code="7919 * 104729")["text"])
+    assert not accepts(grammar, call("run_python")["text"])
     for piece in ("104729", "7919", "Python", "7919 * 104729 mit Python"):  # the whole sum
-        assert not gbnf_check.accepts(grammar, call("run_python", code=piece)["text"])
+        assert not accepts(grammar, call("run_python", code=piece)["text"])
     assert arguments["code"]["enum"] == ["7919 * 104729"]
     for named_words in ("Run script.py with Python", "Starte script.py mit Python"):
         named, _ = forced("run_python", named_words)
-        assert gbnf_check.accepts(named, call("run_python", path="script.py")["text"])
-        assert not gbnf_check.accepts(named, call("run_python")["text"])
+        assert accepts(named, call("run_python", path="script.py")["text"])
+        assert not accepts(named, call("run_python")["text"])
 
 
 # -- after a search: read what it found, with the same plugin's reading tool ----------------
@@ -669,14 +732,14 @@ def test_after_a_search_that_found_the_note_a_steered_model_may_read_it_and_noth
         ("search_notes", "ok"),
         ("read_note", "ok"),
     ]
-    follow_up = server.requests[1]["grammar"]
-    assert '"\\"read_note\\""' in follow_up
+    follow_up = server.requests[1]
+    assert '"read_note"' in constraint(follow_up)
     for other in ("note_links", "list_notes", "read_file", "search_notes"):
-        assert f'"\\"{other}\\""' not in follow_up
+        assert f'"{other}"' not in constraint(follow_up)
     # the note it reads is one the search found, named as the result names it
-    assert gbnf_check.accepts(follow_up, call("read_note", name="Clubs/Book club.md")["text"])
+    assert accepts(follow_up, call("read_note", name="Clubs/Book club.md")["text"])
     for wrong in ("prochain book club", "Mira", "Regarde", "Clubs"):
-        assert not gbnf_check.accepts(follow_up, call("read_note", name=wrong)["text"])
+        assert not accepts(follow_up, call("read_note", name=wrong)["text"])
     assert "Mira" in turn.output
 
 
@@ -690,8 +753,8 @@ def test_a_listing_that_was_all_the_words_asked_for_is_answered_without_another_
     queue += [call("list_files"), {"text": "There is sales.csv."}]
     turn = run_turn(bundled, words, steered(server))
     assert [c["tool"] for c in turn.calls] == ["list_files"]
-    assert server.requests[1]["grammar"] == WORDS_ONLY  # nothing more to read
-    assert "sales.csv" in turn.output
+    assert len(server.requests) == 1  # nothing more to read, nothing to retell
+    assert turn.output.startswith("sales.csv")  # the list that was asked for, as listed
 
 
 def test_after_a_search_that_found_nothing_and_no_other_words_co_says_so(
@@ -740,9 +803,9 @@ def test_a_search_that_found_nothing_is_made_once_more_with_other_words(
         ("search_notes", "again"),
         ("search_notes", "wifi password"),
     ]
-    again = server.requests[1]["grammar"]
-    assert again.startswith("root ::= call\n")
-    assert not gbnf_check.accepts(again, call("search_notes", query="again")["text"])
+    again = server.requests[1]
+    assert only_calls(again)
+    assert not accepts(again, call("search_notes", query="again")["text"])
     assert "Lozuka-956" in turn.output
 
 
@@ -789,7 +852,7 @@ def test_an_ollama_model_is_steered_by_its_size_or_the_setting(
         model = resolved(app, "ollama:tiny", server, monkeypatch)
     assert isinstance(model, ConstrainedModel) == steer
     if steer:
-        assert model.constraint == "json" and model.co_small
+        assert model.server == "ollama" and model.co_small and not model.words
 
 
 @pytest.mark.parametrize(("meta", "steer"), [({"n_params": 134_515_008}, True), ({}, False)])
@@ -801,7 +864,7 @@ def test_a_model_on_llama_cpps_own_server_is_steered_by_the_size_it_reports(
         model = resolved(make_app({}), "openai-compatible:tiny", server, monkeypatch)
     assert isinstance(model, ConstrainedModel) == steer
     if steer:
-        assert model.constraint == "gbnf"
+        assert model.server == "llama.cpp" and not model.words  # JSON schema: no converter here
 
 
 def test_a_small_ollama_model_calls_through_a_json_schema_and_answers_from_the_result(
@@ -836,6 +899,152 @@ def test_a_small_ollama_model_calls_through_a_json_schema_and_answers_from_the_r
     ],
 )
 def test_code_written_in_words_is_the_expression_they_write(words: str, found: list[str]) -> None:
-    from co_core.agent.local.copying import expressions
+    from co_core.steering.runs import expressions
 
     assert expressions(words) == found
+
+
+def test_a_model_of_unknown_size_whose_calls_fail_is_steered_from_then_on(
+    bundled: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A llama.cpp server that does not say how big its model is: Co does not steer it,
+    and when its junk calls make the loop guard stop the turn, Co says so in one line,
+    steers it and answers the same turn (SmolLM2 on such a server once made 2 min 37 s of
+    junk calls for "what is 2+2")."""
+    import asyncio
+
+    from co_core.agent.conversation import Conversation
+    from co_core.agent.frontend import NoTerminal
+
+    class Listening(NoTerminal):
+        def notice(self, message: str) -> None:
+            notices.append(message)
+
+    replies: list[dict[str, Any]] = [
+        {"tool": "calculator", "args": {"expression": "2+2"}},  # junk calls, unsteered
+        {"tool": "calculator", "args": {"expression": "2+2"}},
+        {"text": "4"},  # steered: the words ask for no tool, so the model answers
+    ]
+    notices: list[str] = []
+    with Server(lambda body: replies.pop(0) if replies else {"text": "?"}) as server:
+        model = resolve("openai-compatible:tiny", bundled.settings, base_url=server.base_url)
+        assert not isinstance(model.model, ConstrainedModel)  # its size is unknown
+        conversation = Conversation(bundled, frontend=Listening(), headless=True)
+        conversation.model = model
+        conversation.prepare()
+        turn = asyncio.run(conversation.run_turn("what is 2+2"))
+        conversation.close()
+    assert turn.output == "4", (turn.calls, len(server.requests))
+    assert isinstance(conversation.model.model, ConstrainedModel), (
+        turn.calls,
+        notices,
+        len(server.requests),
+    )
+    assert conversation.model.model.co_small
+    assert len(notices) == 1 and "steering.mode on" in notices[0] and "\n" not in notices[0]
+    assert turn.calls == []  # the failed try is not this turn's record: the steered one is
+
+
+def test_the_core_runs_without_the_steering_layer(
+    bundled: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The steering is a layer the agent only names (co_core.agent.assembly.steering): left
+    out of the default plugins, a small model's turn still runs, unsteered (it gets every
+    tool and may answer in words); with it, the same words make it call the one tool."""
+    from pydantic_ai.messages import ModelResponse, TextPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_core.kernel import app as kernel_app
+
+    seen: list[tuple[list[str], bool]] = []
+
+    class Tiny(FunctionModel):
+        co_small = True
+
+    def answer(messages: list[Any], info: Any) -> ModelResponse:
+        seen.append(([t.name for t in info.function_tools], info.allow_text_output))
+        return ModelResponse(parts=[TextPart("It has the sales.")])
+
+    async def stream(messages: list[Any], info: Any) -> Any:
+        seen.append(([t.name for t in info.function_tools], info.allow_text_output))
+        yield "It has the sales."
+
+    def tiny() -> Tiny:
+        return Tiny(answer, stream_function=stream)
+
+    words = "Read sales.csv"
+    run_turn(bundled, words, tiny())
+    assert seen[-1] == (["read_file"], False)  # steered: that call and nothing else
+    without = tuple(p for p in kernel_app.DEFAULT_PLUGINS if p != "co_core.steering.plugin")
+    monkeypatch.setattr(kernel_app, "DEFAULT_PLUGINS", without)
+    app = make_app({"obsidian": {"vault_path": str(bundled.cwd.parent / "vault")}}, cwd=bundled.cwd)
+    turn = run_turn(app, words, tiny())
+    tools, text = seen[-1]
+    assert turn.output == "It has the sales." and text and len(tools) > 1  # on its own
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Create a file.",
+        "Crée un fichier.",
+        "Leg eine neue Datei an.",
+        "Write a note.",
+        "Run a command.",
+    ],
+)
+def test_a_change_the_words_give_nothing_for_is_asked_back(bundled: App, words: str) -> None:
+    """Nothing to write or run: Co asks for what the tool needs, in one sentence, naming
+    it as the tool does (read from the declared roles), and calls nothing."""
+    chosen = routed(bundled, words)
+    assert chosen.kind == "ask", chosen
+    assert chosen.answer.endswith("?") and chosen.answer.count(". ") == 0, chosen.answer
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Turn on the living room light.",
+        "Allume la lumière du salon.",
+        "Schalte das Licht im Flur aus.",
+        "What's the weather in Paris tomorrow?",
+        "Wie wird das Wetter morgen in München?",
+    ],
+)
+def test_what_no_tool_can_do_is_declined(bundled: App, words: str) -> None:
+    chosen = routed(bundled, words)
+    assert chosen.kind == "decline", chosen
+    assert "tool" in chosen.answer and chosen.answer.count(". ") == 0
+
+
+def test_ask_back_follows_from_the_roles_of_a_tool_of_our_own(
+    co_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin Co did not write, beside the bundled ones: ``stash_blurb(shelf, blurb)``
+    declares ``shelf`` as the target and ``blurb`` as the text given whole. Words that
+    give both are a call; words that give no blurb are asked back, naming it."""
+    monkeypatch.delenv("CO_LOAD_PLUGINS", raising=False)
+    from co_core import hookimpl
+    from co_core.testing import use_plugin
+
+    def stash_blurb(ctx: Any, shelf: str, blurb: str) -> str:
+        """Stash a blurb on a shelf of the pantry."""
+        return shelf
+
+    class Pantry:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            register(
+                stash_blurb,
+                risk="write",
+                permission="pantry:stash:{shelf}",
+                does="writes",
+                roles={"shelf": "target", "blurb": "content"},
+            )
+
+    with use_plugin(Pantry(), name="pantry", installed=True) as app:
+        assert isinstance(app, App)
+        made = routed(app, "Stash 'the quick brown fox' on the top shelf.")
+        asked = routed(app, "Stash a blurb on the top shelf.")
+    assert (made.kind, made.tools) == ("call", ("stash_blurb",))
+    assert asked.kind == "ask" and "blurb" in asked.answer and asked.answer.endswith("?")

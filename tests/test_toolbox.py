@@ -216,3 +216,19 @@ def test_schemas_sent_are_compact_but_mean_the_same() -> None:
         "properties": {"end": {"type": "integer"}, "path": {"type": "string"}},
         "required": ["path"],
     }
+
+
+def test_compacting_keeps_an_argument_named_title() -> None:
+    """A todo plugin's ``add_todo(title)``: the schema keyword ``title`` goes, the argument
+    stays (it once went too, and every call came without a title)."""
+    schema = {
+        "title": "add_todo",
+        "type": "object",
+        "properties": {"title": {"title": "Title", "type": "string"}},
+        "required": ["title"],
+    }
+    assert compact_schema(schema) == {
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "required": ["title"],
+    }

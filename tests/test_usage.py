@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from typing import Any
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RunUsage
 
+from co_core.agent.models import providers
+from co_core.kernel.providers import ModelProvider
 from co_core.telemetry.usage import (
     SessionUsage,
     TurnUsage,
@@ -26,6 +29,15 @@ def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     return ModelResponse(parts=[TextPart("It is noon.")])
 
 
+def provider(spec: str) -> ModelProvider:
+    """The provider Co prices ``spec`` with (its ``register_models`` entry)."""
+    return providers().find(spec)[0]
+
+
+def turn_of(usage: Any, spec: str, **kwargs: Any) -> TurnUsage:
+    return turn_usage(usage, spec, provider=provider(spec), **kwargs)
+
+
 def test_a_real_run_on_a_local_model_costs_nothing() -> None:
     agent = Agent(FunctionModel(_script, model_name="scripted"))
 
@@ -35,7 +47,7 @@ def test_a_real_run_on_a_local_model_costs_nothing() -> None:
         return "12:00"
 
     result = agent.run_sync("what time is it?")
-    turn = turn_usage(result.usage, "ollama:qwen3:4b")
+    turn = turn_of(result.usage, "ollama:qwen3:4b")
     assert turn.requests == 2 and turn.tool_calls == 1
     assert turn.input_tokens == result.usage.input_tokens > 0
     line = format_usage_line(turn)
@@ -44,10 +56,10 @@ def test_a_real_run_on_a_local_model_costs_nothing() -> None:
 
 
 def test_known_price_from_the_price_table() -> None:
-    turn = turn_usage(RunUsage(input_tokens=1_000_000, requests=1), "openai:gpt-4o")
+    turn = turn_of(RunUsage(input_tokens=1_000_000, requests=1), "openai:gpt-4o")
     assert turn.cost == Decimal("2.5")  # $2.50 per million input tokens
     assert format_usage_line(turn).endswith("1 request · $2.50")
-    gemini = turn_usage(
+    gemini = turn_of(
         RunUsage(input_tokens=2000, output_tokens=300, requests=1), "gemini:gemini-2.5-flash"
     )
     assert gemini.cost is not None and Decimal(0) < gemini.cost < Decimal("0.01")
@@ -57,11 +69,12 @@ def test_known_price_from_the_price_table() -> None:
 def test_a_request_span_is_priced_from_the_attributes_co_writes() -> None:
     from pydantic_ai.usage import RequestUsage
 
-    from co_core.telemetry.usage import span_cost
+    from co_core.telemetry.usage import remember_system, span_cost
 
     usage = RequestUsage(input_tokens=1_000_000, cache_read_tokens=1_000_000)
     attrs = {**usage.opentelemetry_attributes(), "gen_ai.response.model": "gpt-4o"}
     attrs["gen_ai.provider.name"] = "openai"
+    remember_system("openai", provider("openai:gpt-4o"))
     # every input token read from the cache: charged at the cache price, not the full one
     assert span_cost(attrs) == 1.25
     del attrs["gen_ai.usage.cache_read.input_tokens"]
@@ -69,32 +82,51 @@ def test_a_request_span_is_priced_from_the_attributes_co_writes() -> None:
 
 
 def test_unknown_price_is_said_plainly_not_guessed() -> None:
-    turn = turn_usage(
+    turn = turn_of(
         RunUsage(input_tokens=10, output_tokens=5, requests=1), "openai:no-such-model-xyz"
     )
     assert turn.cost is None and not turn.local
     assert "cost unknown (no price known for no-such-model-xyz)" in format_usage_line(turn)
     remote = price(
-        RunUsage(input_tokens=10), "openai-compatible:llama3", base_url="https://gpu.example.com/v1"
+        RunUsage(input_tokens=10),
+        "openai-compatible:llama3",
+        provider=provider("openai-compatible:llama3"),
+        base_url="https://gpu.example.com/v1",
     )
-    assert remote.cost is None and "self-hosted" in remote.reason
+    assert remote.cost is None and remote.reason == "no price known for llama3"
 
 
 def test_servers_on_this_machine_are_local() -> None:
     for url in ("http://localhost:8080/v1", "http://127.0.0.1:1234", "http://[::1]:8000/v1"):
-        found = price(RunUsage(input_tokens=10), "openai-compatible:qwen", base_url=url)
+        found = price(
+            RunUsage(input_tokens=10),
+            "openai-compatible:qwen",
+            provider=provider("openai-compatible:qwen"),
+            base_url=url,
+        )
         assert found.local and found.cost == 0
-    assert price(RunUsage(input_tokens=10), "local").local
-    assert price(RunUsage(input_tokens=10), "local (SmolLM2-135M-Instruct.gguf)").local
-    assert price(RunUsage(input_tokens=10), "big-model", provider="llama-cpp").local
+    assert price(RunUsage(input_tokens=10), "local", provider=provider("local")).local
+    assert price(RunUsage(input_tokens=10), "local:smollm2", provider=provider("local")).local
+
+
+def test_a_provider_of_our_own_prices_its_models() -> None:
+    """A plugin's provider: free, or its own price, and nothing else in Co decides it."""
+    from decimal import Decimal
+
+    from co_core.kernel.providers import ModelProvider
+
+    flat = ModelProvider("flatrate", lambda request: None, price=lambda usage, name: Decimal("0.5"))
+    assert price(RunUsage(input_tokens=10), "flatrate:big", provider=flat).cost == Decimal("0.5")
+    home = ModelProvider("homelab", lambda request: None, free=True)
+    assert price(RunUsage(input_tokens=10), "homelab:big", provider=home).local
 
 
 def test_session_totals_line_and_cost_text() -> None:
     session = SessionUsage()
-    session.add(turn_usage(RunUsage(input_tokens=1_000_000, requests=1), "openai:gpt-4o"))
+    session.add(turn_of(RunUsage(input_tokens=1_000_000, requests=1), "openai:gpt-4o"))
     line = format_usage_line(
         session.add(
-            turn_usage(RunUsage(input_tokens=500, output_tokens=20, requests=1), "openai:mystery-1")
+            turn_of(RunUsage(input_tokens=500, output_tokens=20, requests=1), "openai:mystery-1")
         ),
         session,
     )
@@ -108,10 +140,8 @@ def test_session_totals_line_and_cost_text() -> None:
 
 def test_session_usage_survives_storage_as_json() -> None:
     session = SessionUsage()
-    session.add(
-        turn_usage(RunUsage(input_tokens=1234, output_tokens=56, requests=2), "openai:gpt-4o")
-    )
-    session.add(turn_usage(RunUsage(input_tokens=10, requests=1), "ollama:qwen3:4b"))
+    session.add(turn_of(RunUsage(input_tokens=1234, output_tokens=56, requests=2), "openai:gpt-4o"))
+    session.add(turn_of(RunUsage(input_tokens=10, requests=1), "ollama:qwen3:4b"))
     stored = json.loads(json.dumps(session.as_dict()))
     back = SessionUsage.from_dict(stored)
     assert back.as_dict() == session.as_dict()

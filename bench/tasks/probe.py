@@ -4,7 +4,7 @@
     uv run python bench/tasks/probe.py --phrasings original,language --tasks 'files-*'
 
 For each task and phrasing: the route a steered model's first request takes
-(co_core.agent.steering.route: ``call`` a tool, ``among`` close tools, ``ask`` first,
+(co_core.steering.route: ``call`` a tool, ``among`` close tools, ``ask`` first,
 ``setup`` hint, or ``free``), the effects the words ask for, and whether that matches the
 task's ideal first call. A forced call of a tool with an effect the task did not ask for
 is counted as **unasked** (it must stay 0).
@@ -21,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import prepare, select, unasked_effects  # noqa: E402
+from run import SUITES, prepare, select, unasked_effects  # noqa: E402
 from tasks import PHRASING_FAMILIES  # noqa: E402
 
 
@@ -54,22 +54,27 @@ def expected(task, kind: str) -> str:  # type: ignore[no-untyped-def]
         return "free"
     if task.family == "setup":
         return "setup"
+    if task.family in ("askback", "decline"):
+        return "ask" if task.family == "askback" else "decline"
     return calls[0][0] if calls else "free"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from co_core.agent.steering.route import route
-    from co_core.agent.tools.intent import read_intent
+    from co_core.steering.intent import read_intent
+    from co_core.steering.route import route
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks")
+    parser.add_argument("--suite", choices=list(SUITES), default="bundled")
     parser.add_argument("--phrasings", default=",".join(PHRASING_FAMILIES))
     args = parser.parse_args(argv)
     wordings = [p for p in args.phrasings.split(",") if p]
     totals: dict[str, list[int]] = {p: [0, 0, 0] for p in wordings}  # right, all, unasked
-    for task in select(args.tasks):
+    for task in select(args.tasks, args.suite):
         with tempfile.TemporaryDirectory(prefix="co-probe-") as tmp:
             scratch = prepare(Path(tmp), task, 0)
+            if not task.plugins:  # only the bundled plugins, as the runner's co ask has
+                scratch.env["CO_DISABLED_PLUGINS"] = "bookmarks,recipes,chores"
             box = toolbox_for(scratch.env, scratch.ctx.workspace)
             for phrasing in wordings:
                 text = task.prompts()[phrasing].format(**scratch.ctx.facts)

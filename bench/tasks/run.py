@@ -37,6 +37,16 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
 from tasks import FAMILIES, PHRASING_FAMILIES, TASKS, Ctx, Outcome, Task, build_world  # noqa: E402
+from third_party import ASK_BACK, ASK_FAMILIES, PLUGINS, THIRD_FAMILIES, THIRD_PARTY  # noqa: E402
+
+SUITES = {
+    "bundled": TASKS,
+    "third-party": THIRD_PARTY,
+    "askback": ASK_BACK,
+    "all": [*TASKS, *THIRD_PARTY, *ASK_BACK],
+}
+ALL_FAMILIES = (*FAMILIES, *THIRD_FAMILIES, *ASK_FAMILIES)
+sys.path.insert(0, str(PLUGINS))  # the runner knows the third-party tools' risks too
 
 # variables that would let the user's own setup leak into a task (logins, vault, rules)
 SCRUBBED_PREFIXES = ("CO_", "SLACK_", "GOOGLE_", "OBSIDIAN_", "OTEL_")
@@ -231,6 +241,8 @@ def prepare(
     env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED_PREFIXES)}
     env.update({f"CO_{kind}_DIR": str(path) for kind, path in dirs.items()})
     env["PYDANTIC_AI_NO_BANNER"] = "1"
+    if task.plugins:  # installed as a user installs a plugin: its package on the path
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PLUGINS), env.get("PYTHONPATH")]))
     if model.startswith("function:"):  # a scripted model (oracle.py) plays the plan
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         plan = {k: _fill(v, ctx.facts) for k, v in task.oracle.items()}
@@ -376,7 +388,7 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
     hi = [r.prompt_tokens[0] for r in runs if r.task == "chat-hi" and r.prompt_tokens]
     turns = [r.turn_seconds for r in runs if r.turn_seconds is not None]
     families = {}
-    for family in FAMILIES:
+    for family in ALL_FAMILIES:
         picked = [r for r in runs if r.family == family]
         if picked:
             families[family] = f"{sum(r.ok for r in picked)}/{len(picked)}"
@@ -392,7 +404,7 @@ def summarize(runs: list[Run]) -> dict[str, Any]:
             "rate": round(passed / len(picked), 3),
             "by_family": {
                 family: f"{sum(r.ok for r in some)}/{len(some)}"
-                for family in FAMILIES
+                for family in ALL_FAMILIES
                 if (some := [r for r in picked if r.family == family])
             },
             "unasked_effects_tried": len(unasked),
@@ -469,11 +481,12 @@ def print_report(model: str, runs: list[Run], summary: dict[str, Any], timeout: 
         )
 
 
-def select(patterns: str | None) -> list[Task]:
+def select(patterns: str | None, suite: str = "bundled") -> list[Task]:
+    pool = SUITES[suite]
     if not patterns:
-        return list(TASKS)
+        return list(pool)
     wanted = [p.strip() for p in patterns.split(",") if p.strip()]
-    picked = [t for t in TASKS if any(fnmatch.fnmatch(t.name, p) or p == t.family for p in wanted)]
+    picked = [t for t in pool if any(fnmatch.fnmatch(t.name, p) or p == t.family for p in wanted)]
     if not picked:
         sys.exit(f"run.py: no task matches {patterns!r}; see --list")
     return picked
@@ -484,6 +497,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local", help="any Co model string (default: local)")
     parser.add_argument("--base-url", help="server URL for openai-compatible:NAME models")
     parser.add_argument("--tasks", help="comma-separated globs or families, e.g. 'chat-*,notes'")
+    parser.add_argument(
+        "--suite",
+        choices=list(SUITES),
+        default="bundled",
+        help="bundled (the 40 tasks of Co's own plugins, default), third-party (plugins of "
+        "bench/tasks/plugins), askback (ask back or decline), all",
+    )
     parser.add_argument(
         "--phrasings",
         default=",".join(PHRASING_FAMILIES),
@@ -500,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the tasks and exit")
     args = parser.parse_args(argv)
 
-    tasks = select(args.tasks)
+    tasks = select(args.tasks, args.suite)
     wordings = [p.strip() for p in args.phrasings.split(",") if p.strip()]
     if not wordings or set(wordings) - set(PHRASING_FAMILIES):
         parser.error(f"--phrasings takes {', '.join(PHRASING_FAMILIES)}")

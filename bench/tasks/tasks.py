@@ -299,6 +299,7 @@ class Task:
     settings: dict[str, Any] = field(default_factory=dict)  # merged into settings.json
     setup: Callable[[Ctx], None] | None = None  # more than the common world
     oracle: dict[str, Any] = field(default_factory=dict)  # {"calls": [(tool, args)], "say": ""}
+    plugins: bool = False  # the third-party plugins of bench/tasks/plugins are installed
 
     def prompts(self) -> dict[str, str]:
         """The task's wordings by phrasing family (``original`` is ``prompt``)."""

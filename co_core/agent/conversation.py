@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from co_core.agent.calls.loops import TurnStopped
 from co_core.agent.frontend import Frontend, NoTerminal
 from co_core.kernel.app import App
 from co_core.kernel.errors import CoError
@@ -122,7 +123,7 @@ class Conversation:
         """Decide the model (``auto`` included) and say so when it was not named."""
         from co_core.agent.models import choose
 
-        choice = choose(self.model_spec, settings)
+        choice = choose(self.model_spec, settings, self.app.host)
         if choice.auto:
             self.frontend.notice(choice.line)
         return choice
@@ -136,7 +137,8 @@ class Conversation:
         try:
             if self.model is None:
                 spec = self.choice.spec if self.choice is not None else self.model_spec
-                model = resolve(spec, settings, self.base_url, self.frontend)
+                model = resolve(spec, settings, self.base_url, self.frontend, self.app.host)
+                _priced_in_traces(model)
                 with self._model_lock:
                     # the user left, or chose another model (/model) while it was starting
                     keep = not self._closed and self.model is None
@@ -160,6 +162,7 @@ class Conversation:
         from co_core import telemetry
         from co_core.agent.assembly.build import build_agent
         from co_core.agent.assembly.sources import session_toolsets
+        from co_core.agent.assembly.steering import session_steering
         from co_core.agent.calls.pipeline import CallPipeline
         from co_core.agent.counting import counter_for
         from co_core.policy.engine import PolicyEngine
@@ -198,6 +201,7 @@ class Conversation:
             toolsets=session_toolsets(self._deps, engine.specs, self.frontend.warn),
             fit=self.context.capability(),
             counting=self.context.counting,
+            steering=session_steering(self._deps),
             warn=self.frontend.warn,
         )
 
@@ -309,7 +313,8 @@ class Conversation:
         """Switch model mid-session (``/model``); the history is kept."""
         from co_core.agent.models import resolve
 
-        new = resolve(spec, self.app.settings, self.base_url, self.frontend)
+        new = resolve(spec, self.app.settings, self.base_url, self.frontend, self.app.host)
+        _priced_in_traces(new)
         with self._model_lock:
             old, self.model, self.model_spec, self._model_error = self.model, new, spec, None
         if old is not None:
@@ -348,14 +353,28 @@ class Conversation:
 
         try:
             with telemetry.turn(deps.session_id, model=model.label, prompt=prompt) as traced:
-                result = await co.agent.run(
-                    prompt,
-                    deps=deps,
-                    model=model.model,
-                    message_history=self.history,
-                    usage_limits=co.limits,
-                    event_stream_handler=handler,
-                )
+                try:
+                    result = await co.agent.run(
+                        prompt,
+                        deps=deps,
+                        model=model.model,
+                        message_history=self.history,
+                        usage_limits=co.limits,
+                        event_stream_handler=handler,
+                    )
+                except TurnStopped:
+                    if not self._steer_instead(model):
+                        raise
+                    co.calls.new_turn()  # the failed try is left out: the turn again, steered
+                    self._live = None
+                    result = await co.agent.run(
+                        prompt,
+                        deps=deps,
+                        model=model.model,
+                        message_history=self.history,
+                        usage_limits=co.limits,
+                        event_stream_handler=handler,
+                    )
                 self._count(result, model.label, traced)
         except (asyncio.CancelledError, KeyboardInterrupt, Exception) as exc:
             said = _failed(co.calls.records.values())  # before they are closed as interrupted
@@ -383,6 +402,19 @@ class Conversation:
             model.spec,
         )
 
+    def _steer_instead(self, model: ResolvedModel) -> bool:
+        """A model whose size its server does not say made calls that failed until the
+        loop guard stopped them: it is steered from now on, said in one line (the
+        fallback docs/chat.md describes). False when there is no such fallback."""
+        from co_core.agent.served import STEERED_LATER, UNKNOWN_SIZE
+
+        later = getattr(model.model, STEERED_LATER, None)
+        if not callable(later) or getattr(model.model, "co_small", False):
+            return False
+        model.model = later()
+        self.frontend.notice(UNKNOWN_SIZE.format(model=model.label))
+        return True
+
     def _save(self, usage: Any, spent: Any = None) -> None:
         if self.recorder is not None:
             if self.model is not None:  # the model that answered, as --model takes it back
@@ -397,7 +429,12 @@ class Conversation:
 
         if self.usage is None:
             return
-        spent = self.usage.add(turn_usage(result.usage, label, base_url=self.base_url))
+        model = self.model
+        provider = model.provider if model is not None else None
+        spec = model.spec if model is not None else label
+        spent = turn_usage(result.usage, spec, provider=provider, base_url=self.base_url)
+        spent.model = label
+        self.usage.add(spent)
         self.last_usage = spent
         traced.set(
             input_tokens=spent.input_tokens,
@@ -443,6 +480,17 @@ class Conversation:
             except Exception as exc:
                 problems.append(f"stopping the model: {exc}")
         return problems
+
+
+def _priced_in_traces(model: ResolvedModel) -> None:
+    """The traces price this model's requests as its provider does."""
+    from co_core.telemetry.usage import remember_system
+
+    try:
+        system = getattr(model.model, "system", None)
+    except Exception:  # a model that cannot say offline
+        system = None
+    remember_system(system if isinstance(system, str) else None, model.provider)
 
 
 def _ended_by(exc: BaseException) -> str:

@@ -31,6 +31,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "co_core.sessions.plugin",
     "co_core.telemetry.plugin",
     "co_core.agent.plugin",
+    "co_core.steering.plugin",
     "co_core.cli.plugin",
 )
 
@@ -181,9 +182,13 @@ class App:
 
 
 def load_app(cwd: Path | None = None, *, warn: Callable[[str], None] = print_warning) -> App:
+    from co_core.kernel import modelspec
+    from co_core.kernel.providers import Providers
+
     host = PluginHost(warn=warn)
     host.load_defaults(DEFAULT_PLUGINS)
     host.load_entry_points(disabled=_raw_disabled(cwd))
+    modelspec.use(Providers.of(host))  # a model string is checked against their prefixes
     return App(host, cwd or Path.cwd(), warn)
 
 

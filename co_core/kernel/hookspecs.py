@@ -25,17 +25,20 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 import pluggy
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     import typer
 
     from co_core.kernel.deps import CoDeps, ResourceKey
+    from co_core.kernel.providers import ModelRequest
     from co_core.kernel.settings import SectionModel, Settings
     from co_core.kernel.status import CheckResult
-    from co_core.kernel.tools import Resolver, Risk, ToolCall
+    from co_core.kernel.tools import Does, Resolver, Risk, Role, ToolCall
 
 PROJECT = "co"
-HOOKSPEC_VERSION = (
-    4  # 2: prompt_markers; 3: register_tools(resolve=), typed resource keys; 4: plugin_ready
-)
+# 2: prompt_markers; 3: register_tools(resolve=), typed resource keys; 4: plugin_ready;
+# 5: register_tools(does=, roles=), register_models
+HOOKSPEC_VERSION = 5
 
 Effect = Literal["allow", "deny", "ask"]
 T = TypeVar("T")
@@ -46,7 +49,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class ToolRegister(Protocol):
-    """``register(function_or_"module:attr", risk=..., permission=..., resolve=...)``."""
+    """``register(function_or_"module:attr", risk=..., permission=..., resolve=...,
+    does=..., roles={argument: role})``."""
 
     def __call__(
         self,
@@ -57,6 +61,27 @@ class ToolRegister(Protocol):
         name: str | None = None,
         retries: int | None = None,
         resolve: Resolver | str | None = None,
+        does: Does | None = None,
+        roles: Mapping[str, Role] | None = None,
+    ) -> None: ...
+
+
+class ModelRegister(Protocol):
+    """``register("prefix", build, status=..., counter=..., price=..., free=..., example=...)``;
+    ``build(request)`` gets a ``co_core.ModelRequest`` (co_core.kernel.providers)."""
+
+    def __call__(
+        self,
+        prefix: str,
+        build: Callable[[ModelRequest], object],
+        *,
+        status: Callable[[str, Settings], CheckResult] | None = None,
+        counter: Callable[[object], object] | None = None,
+        price: Callable[[object, str], Decimal | None] | None = None,
+        free: bool = False,
+        example: str = "",
+        needs_name: bool = True,
+        form: Callable[[str], str | None] | None = None,
     ) -> None: ...
 
 
@@ -92,6 +117,11 @@ class SlashCommandRegister(Protocol):
 @hookspec
 def register_tools(register: ToolRegister) -> None:
     """Give Co tools: ``register(fn_or_"module:attr", risk=..., permission=...)``."""
+
+
+@hookspec
+def register_models(register: ModelRegister) -> None:
+    """Give Co model providers: ``register(prefix, build, status=..., price=...)``."""
 
 
 @hookspec

@@ -50,7 +50,21 @@ class PluginInfo:
             "error": self.error,
             "hooks": self.hooks,
             "tools": [t.name for t in self.tools],
+            "tool_roles": {t.name: _contract(t) for t in self.tools},
         }
+
+
+def _contract(spec: ToolSpec) -> dict[str, Any]:
+    """What a tool declares of itself, as ``co plugins --json`` shows it: its risk, what it
+    does and its arguments' roles (``null``: not declared; Co reads them from the tool's
+    signature when it builds the agent, without importing it here)."""
+    return {
+        "risk": spec.risk,
+        "permission": spec.permission,
+        "does": spec.what_it_does(),
+        "does_declared": spec.does is not None,
+        "roles": dict(spec.roles) if spec.roles is not None else None,
+    }
 
 
 class Incompatible(Exception):

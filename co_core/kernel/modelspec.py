@@ -1,95 +1,63 @@
 """Is a model string one Co can use? Checked where it is written: the ``model`` setting
 (``co config set model``, settings files, ``CO_MODEL``) and ``--model``.
 
-Only the form is checked here, without network or imports: a known provider and a name.
-Whether the provider's package is installed, the server answers or the model exists is
-found out when Co starts (``co_core.agent.models``).
+Only the form is checked here, without network or imports: ``auto``, a provider's prefix
+alone (``local``) or ``prefix:name``; with the providers the plugins give
+(``register_models``, co_core.kernel.providers), also that the prefix is one of theirs
+(with a "did you mean"). Whether the provider's package is installed, the server answers
+or the model exists is found out when Co starts (``co_core.agent.models``).
 """
 
 from __future__ import annotations
 
-import difflib
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from co_core.kernel.providers import Providers
 
 AUTO = "auto"
-# Co's own providers, then pydantic-ai's (``infer_provider_class``; tests/test_models.py
-# checks this list against the installed pydantic-ai)
-CO_PROVIDERS = ("ollama", "gemini", "openai-compatible", "local", "function")
-PYDANTIC_AI_PROVIDERS = (
-    "alibaba",
-    "anthropic",
-    "azure",
-    "azure-responses",
-    "bedrock",
-    "bedrock-mantle",
-    "cerebras",
-    "cohere",
-    "crusoe",
-    "deepseek",
-    "elevenlabs",
-    "fireworks",
-    "github",
-    "github-copilot",
-    "google",
-    "google-cloud",
-    "google-decisions",
-    "groq",
-    "heroku",
-    "huggingface",
-    "litellm",
-    "meta",
-    "mistral",
-    "moonshotai",
-    "nebius",
-    "ollama",
-    "openai",
-    "openai-chat",
-    "openai-chatgpt",
-    "openai-codex",
-    "openai-decisions",
-    "openai-responses",
-    "openrouter",
-    "ovhcloud",
-    "sambanova",
-    "sentence-transformers",
-    "snowflake",
-    "system-one",
-    "together",
-    "typesafe",
-    "vercel",
-    "vllm",
-    "voyageai",
-    "xai",
-    "zai",
-)
-PROVIDERS = frozenset(CO_PROVIDERS + PYDANTIC_AI_PROVIDERS)
-EXAMPLES = (
-    "ollama:qwen3:4b, gemini:gemini-2.5-flash, openai-compatible:NAME (with --base-url), "
-    "local, local:NAME (`co models list`), anthropic:NAME, or auto"
-)
+_known: Providers | None = None  # the running app's providers, for settings' own check
 
 
-def check(spec: str) -> str:
+def use(providers: Providers | None) -> None:
+    """The providers the settings' ``model`` is checked against (the app sets them once its
+    plugins are loaded; before that only the form is checked)."""
+    global _known
+    _known = providers
+
+
+def known() -> Providers | None:
+    return _known
+
+
+EXAMPLES = "provider:name (`co status` checks it), or auto"
+_PREFIX = re.compile(r"(?:gateway/)?[a-z][a-z0-9._-]*")
+
+
+def check(spec: str, providers: Providers | None = None) -> str:
     """``spec`` tidied (surrounding spaces gone), or ValueError in one line saying why not
     (the caller names the value: settings add ``(got '…')``, ``--model`` its own)."""
     text = spec.strip()
     if not text:
-        raise ValueError(f"no model given; use {EXAMPLES}")
-    if text in (AUTO, "local"):
+        raise ValueError(f"no model given; use {providers.examples() if providers else EXAMPLES}")
+    if text == AUTO:
         return text
-    provider, colon, name = text.partition(":")
-    if not colon:
-        near = difflib.get_close_matches(text, [*CO_PROVIDERS, AUTO], n=1, cutoff=0.75)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise ValueError(f"should look like provider:name{hint}; use {EXAMPLES}")
-    known = provider.removeprefix("gateway/")
-    if known not in PROVIDERS:
-        near = difflib.get_close_matches(known, sorted(PROVIDERS), n=1, cutoff=0.75)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise ValueError(f"unknown model provider {provider!r}{hint}; use {EXAMPLES}")
-    if not name.strip():
-        raise ValueError(f"names no model after {provider!r}; use {EXAMPLES}")
-    if provider == "function" and ":" not in name:
-        raise ValueError("should be function:MODULE:ATTRIBUTE")
+    prefix, colon, name = text.partition(":")
+    if providers is not None:
+        from co_core.kernel.providers import ProviderError
+
+        try:
+            providers.find(text)
+        except ProviderError as exc:
+            if not colon and prefix not in providers.by_prefix:
+                raise ValueError(f"should look like provider:name; {exc}") from None
+            raise ValueError(str(exc)) from None
+        return text
+    if not _PREFIX.fullmatch(prefix):
+        raise ValueError(f"should look like provider:name; use {EXAMPLES}")
+    if colon and not name.strip():
+        raise ValueError(f"names no model after {prefix!r}; use {EXAMPLES}")
     return text
 
 

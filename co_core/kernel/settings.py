@@ -100,7 +100,9 @@ class CoreSettings(SectionModel):
     @classmethod
     def _model_form(cls, value: str | None) -> str | None:
         """A model string of a known form: a typo is refused where it is written."""
-        return None if value is None or not value.strip() else modelspec.check(value)
+        if value is None or not value.strip():
+            return None
+        return modelspec.check(value, modelspec.known())
 
 
 def env_name(section: str, key: str, info: FieldInfo) -> str:

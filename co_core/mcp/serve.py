@@ -84,7 +84,7 @@ async def call(
     tool = exposed.tools.get(name)
     if tool is None:
         return False, f"unknown tool {name!r}", None
-    record = pipeline.seen(f"mcp-{uuid.uuid4().hex[:12]}", name, arguments)
+    record = pipeline.open(f"mcp-{uuid.uuid4().hex[:12]}", name, arguments)
     deps = exposed.ctx.deps
     try:
         args = tool.args_validator.validate_python(arguments)

@@ -1,8 +1,9 @@
 """Tokens and cost of turns and sessions, for the line after each turn and ``/cost``.
 
-Tokens come from pydantic-ai's ``RunUsage``; prices from ``genai-prices`` (a maintained
-price table). Local models (Ollama, the embedded llama.cpp, any server on this machine)
-cost nothing. When no price is known we say so rather than guess.
+Tokens come from pydantic-ai's ``RunUsage``; prices from the model's provider
+(``register_models``' ``price``, or ``free``; co_core.kernel.providers): Co's own
+providers price from ``genai-prices``, a maintained price table. Any server on this
+machine costs nothing. When no price is known we say so rather than guess.
 """
 
 from __future__ import annotations
@@ -13,22 +14,8 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlparse
 
-LOCAL_PROVIDERS = frozenset(
-    {"ollama", "local", "llama.cpp", "llamacpp", "llama-cpp", "lmstudio", "function", "test"}
-)
-_PRICE_PROVIDERS = {
-    "gemini": "google",
-    "google": "google",
-    "google-gla": "google",
-    "google-vertex": "google",
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "groq": "groq",
-    "mistral": "mistral",
-    "deepseek": "deepseek",
-    "openrouter": "openrouter",
-}
-_SELF_HOSTED = frozenset({"openai-compatible", "openai_compatible", "vllm", "llamacpp-server"})
+from co_core.kernel.providers import ModelProvider
+
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"})
 
 
@@ -41,16 +28,6 @@ class Price:
     reason: str = ""
 
 
-def split_model(model: str | None) -> tuple[str | None, str]:
-    """``"ollama:qwen3:4b"`` -> ``("ollama", "qwen3:4b")``; ``"local"`` -> ``("local", "local")``."""
-    if not model:
-        return None, ""
-    if model == "local" or model.startswith("local "):  # "local (SmolLM2-135M.gguf)"
-        return "local", model
-    provider, sep, name = model.partition(":")
-    return (provider, name) if sep else (None, model)
-
-
 def is_local_url(url: str | None) -> bool:
     if not url:
         return False
@@ -58,33 +35,36 @@ def is_local_url(url: str | None) -> bool:
     return host in _LOCAL_HOSTS or host.endswith(".localhost")
 
 
-def _local(provider: str | None, base_url: str | None) -> bool:
-    return (provider or "").lower() in LOCAL_PROVIDERS or is_local_url(base_url)
+_BY_SYSTEM: dict[str, ModelProvider] = {}  # a model's ``system`` -> its provider
+
+
+def remember_system(system: str | None, provider: ModelProvider | None) -> None:
+    """The provider of the models that report ``system`` in their spans (pydantic-ai's
+    ``gen_ai.provider.name``), so a trace's requests are priced by it."""
+    if system and provider is not None:
+        _BY_SYSTEM[system] = provider
 
 
 def price(
     usage: Any,
     model: str | None,
     *,
-    provider: str | None = None,
+    provider: ModelProvider | None = None,
     base_url: str | None = None,
 ) -> Price:
-    """What ``usage`` (a RunUsage, RequestUsage or genai_prices Usage) cost on ``model``."""
-    named, name = split_model(model)
-    provider = (provider or named or "").lower() or None
-    if _local(provider, base_url):
+    """What ``usage`` (a RunUsage, RequestUsage or genai_prices Usage) cost on ``model``
+    (``prefix:name``), as its ``provider`` prices it."""
+    if is_local_url(base_url):
+        return Price(Decimal(0), local=True)
+    name = (model or "").partition(":")[2] if ":" in (model or "") else (model or "")
+    if provider is None:
+        return Price(None, reason=f"no price known for {name or 'this model'}")
+    if provider.free:
         return Price(Decimal(0), local=True)
     if not name:
         return Price(None, reason="no model named")
-    if provider in _SELF_HOSTED:
-        return Price(None, reason=f"no price for self-hosted {name}")
-    try:
-        from genai_prices import calc_price
-
-        calc = calc_price(usage, name, provider_id=_PRICE_PROVIDERS.get(provider or ""))
-    except (LookupError, ValueError) as exc:
-        return Price(None, reason=f"no price known for {name}" if exc else "")
-    return Price(Decimal(calc.total_price))
+    cost, reason = provider.cost(usage, name)
+    return Price(cost, reason=reason)
 
 
 def span_cost(attrs: Mapping[str, Any]) -> float | None:
@@ -94,10 +74,11 @@ def span_cost(attrs: Mapping[str, Any]) -> float | None:
     if inp is None and out is None:
         return None
     model = attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model")
-    provider = attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system")
+    system = attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system")
     server = attrs.get("server.address")
-    if _local(provider, server):  # every request of a local model: no price table needed
-        return 0.0
+    provider = _BY_SYSTEM.get(str(system)) if system else None
+    if is_local_url(server) or (provider is not None and provider.free):
+        return 0.0  # every request of a local model: no price table needed
     from genai_prices import Usage
 
     usage = Usage(
@@ -110,7 +91,7 @@ def span_cost(attrs: Mapping[str, Any]) -> float | None:
         )
         or None,
     )
-    found = price(usage, str(model) if model else None, provider=provider, base_url=server)
+    found = price(usage, f"{system}:{model}" if model else None, provider=provider, base_url=server)
     return None if found.cost is None else float(found.cost)
 
 
@@ -162,9 +143,14 @@ class TurnUsage:
 
 
 def turn_usage(
-    usage: Any, model: str | None, *, provider: str | None = None, base_url: str | None = None
+    usage: Any,
+    model: str | None,
+    *,
+    provider: ModelProvider | None = None,
+    base_url: str | None = None,
 ) -> TurnUsage:
-    """A turn's usage from ``result.usage`` (pydantic-ai ``RunUsage``) and Co's model string."""
+    """A turn's usage from ``result.usage`` (pydantic-ai ``RunUsage``), Co's model string
+    and its provider."""
     found = price(usage, model, provider=provider, base_url=base_url)
     return TurnUsage(
         model=model,

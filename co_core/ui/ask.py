@@ -99,9 +99,10 @@ def run_ask(
         _err("WARNING: --yolo: every tool call runs without asking (writes, sends, commands)")
     if model is not None:
         from co_core.kernel import modelspec
+        from co_core.kernel.providers import Providers
 
         try:
-            modelspec.check(model)
+            modelspec.check(model, Providers.of(app.host))
         except ValueError as exc:
             _err(f"error: --model {model!r}: {exc}")
             return USAGE_ERROR

@@ -66,8 +66,8 @@ def result_line(content: Any, status: str = "ok", width: int = 80) -> str:
         return f"denied: {text}"
     if status == "timed out":
         return f"timed out: {text}"
-    if status == "interrupted":
-        return "interrupted"
+    if status in ("interrupted", "not set up", "stopped"):
+        return status  # Co's own answer, or the turn's one line, says why
     return text
 
 

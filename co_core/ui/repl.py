@@ -252,7 +252,7 @@ class TurnView:
         it ended before it was resolved)."""
         line = "⚙ " + call_line(record.tool, shown_args(record))
         if not record.ended or not record.resolved:
-            if record.call_id.startswith("text-"):
+            if record.from_text:
                 self.text = ""  # the JSON the model wrote was the call itself
             if self.text:
                 self.commit()
@@ -930,9 +930,10 @@ def run_chat(
     app.warn = repl.warn
     if model is not None:
         from co_core.kernel import modelspec
+        from co_core.kernel.providers import Providers
 
         try:
-            modelspec.check(model)  # a typo in --model: one line, before the prompt
+            modelspec.check(model, Providers.of(app.host))  # a typo: one line, first
         except ValueError as exc:
             repl.error(f"--model {model!r}: {exc}")
             return 2

@@ -133,3 +133,12 @@ def small() -> object:
         co_small = True
 
     return SmallModel(base.function, stream_function=base.stream_function, model_name="small")
+
+
+def stuck() -> object:
+    """A model that makes the same failing call whatever it is told (the loop guard's case)."""
+
+    def again(messages: list, info: object) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("always_wrong", {"value": "x"})])
+
+    return scripted_model(again)

@@ -5,7 +5,8 @@ execute run one at a time); the session's other tool sources (MCP servers) are a
 toolsets; plugins' ``system_instructions`` are appended to the system prompt; retries and
 the per-turn request limit come from settings. Co's own behaviour comes as plain
 capabilities, each with one job: the policy gate (which drives every call through the
-call pipeline, co_core.agent.calls), the small-model guide, the request deadline, context
+call pipeline, co_core.agent.calls), the small-model steering (when the steering layer
+gives one: co_core.agent.assembly.steering), the request deadline, context
 fitting and the traces' spans, handed to pydantic-ai as one group
 (co_core.agent.assembly.group); the toolbox chooses each request's tools.
 """
@@ -23,16 +24,16 @@ from pydantic_ai.usage import UsageLimits
 
 from co_core.agent.assembly.deadline import RequestDeadline
 from co_core.agent.assembly.group import CapabilityGroup
+from co_core.agent.assembly.steering import Steering
 from co_core.agent.calls.gate import PolicyGate
 from co_core.agent.calls.loops import LoopGuard
 from co_core.agent.calls.pipeline import CallPipeline
 from co_core.agent.counting import counter_for
-from co_core.agent.steering.guide import SmallModelGuide
 from co_core.agent.tools.toolbox import FIND_TOOLS, Toolbox, find_tools_spec
 from co_core.kernel.deps import CoDeps
 from co_core.kernel.host import PluginHost
 from co_core.kernel.settings import Settings
-from co_core.kernel.tools import ToolSpec
+from co_core.kernel.tools import ToolSpec, params_of
 from co_core.sessions.counting import Counting
 from co_core.telemetry import capabilities as tracing_capabilities
 
@@ -88,19 +89,27 @@ def load_tools(host: PluginHost, warn: Callable[[str], None]) -> list[Tool[CoDep
     tools: list[Tool[CoDeps]] = []
     for spec in host.tools():
         try:
-            tools.append(
-                Tool(
-                    spec.load(),
-                    name=spec.name,
-                    max_retries=spec.retries,
-                    sequential=spec.risk in SIDE_EFFECTS,
-                    metadata={"plugin": spec.plugin, "risk": spec.risk},
-                )
+            tool = Tool(
+                spec.load(),
+                name=spec.name,
+                max_retries=spec.retries,
+                sequential=spec.risk in SIDE_EFFECTS,
+                metadata={"plugin": spec.plugin, "risk": spec.risk},
             )
         except Exception as exc:  # a broken tool must not take Co down
             warn(
                 f"tool {spec.name!r} of plugin {spec.plugin!r} skipped: {type(exc).__name__}: {exc}"
             )
+            continue
+        unknown = set(spec.roles or ()) - {
+            p.name for p in params_of(tool.tool_def.parameters_json_schema)
+        }
+        if unknown:  # a typo in a declaration: said once, the rest of the tool works
+            warn(
+                f"tool {spec.name!r} of plugin {spec.plugin!r} declares roles for arguments it "
+                f"does not take: {', '.join(sorted(unknown))}"
+            )
+        tools.append(tool)
     return tools
 
 
@@ -128,6 +137,7 @@ def build_agent(
     toolsets: Sequence[Any] = (),
     fit: AbstractCapability[Any] | None = None,
     counting: Counting | None = None,
+    steering: Steering | None = None,
     warn: Callable[[str], None] = lambda message: None,
 ) -> CoAgent:
     """The agent for a session; the model is given per run (``/model`` swaps it).
@@ -135,7 +145,8 @@ def build_agent(
     ``toolsets`` are the session's other tool sources (co_core.agent.assembly.sources),
     whose tools join the policy's specs when listed; ``fit`` shapes each request to the
     model's context window (co_core.sessions), counting with ``counting``, which the
-    tool budget shares.
+    tool budget shares; ``steering`` (co_core.agent.assembly.steering) guides the models
+    too small to guide themselves.
     """
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
     core = settings.core
@@ -148,16 +159,17 @@ def build_agent(
         section=settings.sections.get("sessions"),
         counting=counting or Counting(counter_for),
     )
-    guard = LoopGuard(toolbox.blocked_call)
+    pipeline.guard = guard = LoopGuard(toolbox.blocked_call)
     pipeline.offered = toolbox.offered
     pipeline.listen(toolbox.hear)
     pipeline.listen(guard)
     capabilities: list[AbstractCapability[Any]] = [
         *tracing_capabilities(),  # outermost: a call's span holds its policy decision
-        PolicyGate(pipeline, guard, specs if core.text_tool_calls else None),
-        SmallModelGuide(toolbox, pipeline),
-        RequestDeadline(core.request_timeout),
+        PolicyGate(pipeline, specs if core.text_tool_calls else None),
     ]
+    if steering is not None:  # inside the gate: it hears the calls' verdicts
+        capabilities.append(steering.capability(toolbox, pipeline))
+    capabilities.append(RequestDeadline(core.request_timeout))
     if fit is not None:
         capabilities.append(fit)
     tools = load_tools(host, warn)

@@ -1,32 +1,32 @@
 """Stop a turn early when the model is going round in circles.
 
-The loop guard listens to the call pipeline and compares calls the way the pipeline
-does: a resolved call by its canonical arguments (``list_files()`` and
-``list_files(path=".")`` are one call when the tool's resolver fills in the default), a
-call that never got that far by the arguments as written. It ends the turn with one
+The loop guard compares calls the way the pipeline does: a resolved call by its canonical
+arguments (``list_files()`` and ``list_files(path=".")`` are one call when the tool's
+resolver fills in the default), a call that never got that far by the arguments as
+written. It never acts itself: it gives the call pipeline a :class:`Verdict`, and the
+pipeline ends the calls concerned (``not set up``, ``stopped``) and ends the turn with one
 readable line (``co_core.ui.failures``), well before the request limit:
 
-- a call of a tool whose plugin is not set up ends the turn with the line that says how
-  to set it up, as the answer (a model that reaches for Gmail gets "run `co google login`");
+- a call of a tool whose plugin is not set up: Co answers in the model's place with the
+  line that says how to set it up (a model that reaches for Gmail gets "run `co google
+  login`");
 - the same call as one that already failed, was refused or denied in this turn ends it
   with :class:`RepeatedCall`, and so does the same call made a third time in a row;
 - more calls after a run of failed ones end it with :class:`FailedCalls`;
 - a second empty answer ends it with :class:`NoAnswer`.
 
-The first and the last two look at a whole model response (the policy gate shows it
-each one, before its calls are seen); the repeats are caught as each call is seen or
-resolved, against the calls of earlier responses (the calls of one response are made
-together: several spellings of one file in one response are each decided, not a loop).
+The first and the last two are read from a whole model response (:meth:`LoopGuard.look`,
+before its calls are opened); the repeats as each call is opened or resolved
+(:meth:`LoopGuard.judge`), against the calls of earlier responses (the calls of one
+response are made together: several spellings of one file in one response are each
+decided, not a loop). The guard learns what became of each call by listening.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-
-from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
 from co_core.agent.calls.record import FAILED, Event, ToolCallRecord
 from co_core.kernel.errors import CoError
@@ -71,9 +71,18 @@ def _same(one: ToolCallRecord, other: ToolCallRecord) -> bool:
     return dict(one.asked) == dict(other.asked)
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What the loop guard says: end the turn (``stop``), or answer in the model's place
+    (``answer``: the calls end as ``not set up``)."""
+
+    stop: TurnStopped | None = None
+    answer: str | None = None
+
+
 @dataclass
 class LoopGuard:
-    """A listener of the call pipeline; the gate shows it each model response first."""
+    """Judges a turn's calls for the call pipeline; hears what became of each."""
 
     blocked: Callable[[str], str | None]  # why a tool cannot work now (not set up), or None
     error_run: int = ERROR_RUN
@@ -86,42 +95,46 @@ class LoopGuard:
         self._ended, self._resolved, self._earlier, self._empty = [], [], ([], []), 0
 
     def __call__(self, event: Event, record: ToolCallRecord) -> None:
-        if event == "seen" or event == "resolved":
-            self._repeated(record)
-            if event == "resolved":
-                self._in_a_row(record)
-                self._resolved.append(record)
+        if event == "resolved":
+            self._resolved.append(record)
         elif event == "ended" and not record.excused:
             self._ended.append(record)
 
-    def _repeated(self, record: ToolCallRecord) -> None:
+    def judge(self, record: ToolCallRecord) -> Verdict | None:
+        """A call just opened or resolved: the turn ends when it repeats one that failed
+        in an earlier response, or is the same call a third time in a row."""
         for earlier in self._earlier[0]:
             if earlier.status in FAILED and _same(earlier, record):
                 call, result = _shown(earlier)
-                raise RepeatedCall(
-                    f"turn stopped: the model repeated a call that failed: {call}: {result}"
+                return Verdict(
+                    RepeatedCall(
+                        f"turn stopped: the model repeated a call that failed: {call}: {result}"
+                    )
                 )
-
-    def _in_a_row(self, record: ToolCallRecord) -> None:
+        if not record.resolved:
+            return None
         last = self._earlier[1][-(SAME_IN_A_ROW - 1) :]
         if len(last) == SAME_IN_A_ROW - 1 and all(_same(earlier, record) for earlier in last):
             call, _ = _shown(record)
-            raise RepeatedCall(
-                f"turn stopped: the model made the same call {SAME_IN_A_ROW} times in a row: {call}"
+            return Verdict(
+                RepeatedCall(
+                    f"turn stopped: the model made the same call {SAME_IN_A_ROW} times in a "
+                    f"row: {call}"
+                )
             )
+        return None
 
-    def look(self, response: ModelResponse) -> ModelResponse:
-        """A model response, before its calls are seen: answered for the model when it
-        reaches for a tool that is not set up; the turn ended when it keeps failing."""
+    def look(self, tools: Sequence[str], text: str) -> Verdict | None:
+        """A model response (the tools it calls, its text), before its calls are opened:
+        answered for the model when it reaches for a tool that is not set up; the turn
+        ended when it keeps failing, or says nothing twice."""
         self._earlier = (list(self._ended), list(self._resolved))
-        parts = [p for p in response.parts if isinstance(p, ToolCallPart)]
-        if not parts:
-            self._no_answer(response)
-            return response
-        for part in parts:
-            why = self.blocked(part.tool_name)
+        if not tools:
+            return self._no_answer(text)
+        for tool in tools:
+            why = self.blocked(tool)
             if why is not None:
-                return dataclasses.replace(response, parts=[TextPart(_plugin_line(why))])
+                return Verdict(answer=_plugin_line(why))
         run = 0
         for record in reversed(self._ended):
             if record.status not in FAILED:
@@ -129,19 +142,21 @@ class LoopGuard:
             run += 1
         if run >= self.error_run:
             call, result = _shown(self._ended[-1])
-            raise FailedCalls(
-                f"turn stopped: {run} tool calls in a row failed and the model kept going; "
-                f"the last was {call}: {result}"
+            return Verdict(
+                FailedCalls(
+                    f"turn stopped: {run} tool calls in a row failed and the model kept "
+                    f"going; the last was {call}: {result}"
+                )
             )
-        return response
+        return None
 
-    def _no_answer(self, response: ModelResponse) -> None:
-        text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
+    def _no_answer(self, text: str) -> Verdict | None:
         if text.strip():
-            return
+            return None
         self._empty += 1
         if self._empty >= 2:
-            raise NoAnswer("turn stopped: the model gave an empty answer twice")
+            return Verdict(NoAnswer("turn stopped: the model gave an empty answer twice"))
+        return None
 
 
 def _plugin_line(why: str) -> str:

@@ -3,8 +3,11 @@
 Co's agent (the policy gate, for ``co chat`` and ``co ask``) and ``co mcp serve`` drive
 every call through the same steps, each taken once:
 
-- **seen**: the model (or an MCP client) asked for the call; its record opens. A call of
-  a tool that does not exist, or was not offered in this step, ends here as ``retry``.
+- **seen**: the model (or an MCP client) asked for the call; its record opens
+  (:meth:`CallPipeline.open`; the drivers find it again with :meth:`CallPipeline.find`).
+  A call of a tool that does not exist, or was not offered in this step, ends here as
+  ``retry``; a model response whose calls reach for a tool that is not set up is answered
+  by Co, its calls ending as ``not set up``.
 - **resolved**: to what it will really touch (the tool's resolver): the canonical
   arguments the tool will run with, and the permission keys the policy decides on. A
   call that cannot be made as asked ends as ``retry`` with the reason.
@@ -15,11 +18,14 @@ every call through the same steps, each taken once:
   Just before an approved call runs, it is *confirmed*: resolved again, it must touch
   exactly what was approved (a file swapped for a symlink in between does not run).
 - **ended**: ``ok``, ``retry``, ``error``, ``denied``, ``interrupted`` or ``timed out``,
-  read from what the tool raised by the one mapping in :mod:`co_core.agent.calls.outcome`.
+  read from what the tool raised by the one mapping in :mod:`co_core.agent.calls.outcome`;
+  ``stopped`` when the loop guard ends the turn on it, ``not set up`` (above).
 
-Everything said about a call listens to the stage it reaches: the audit trail, the trace
-spans (:mod:`co_core.agent.calls.listeners`), the terminal's line (the frontend), the
-loop guard and the toolbox. None of them moves a record or works out its arguments again.
+The loop guard (:mod:`co_core.agent.calls.loops`) is asked at each opening and
+resolving and answers with a verdict the pipeline acts on. Everything said about a call
+listens to the stage it reaches: the audit trail, the trace spans
+(:mod:`co_core.agent.calls.listeners`), the terminal's line (the frontend), the loop
+guard and the toolbox. None of them moves a record or works out its arguments again.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from co_core.kernel.permits import Permit, running_with
 from co_core.kernel.tools import CallRefused
 
 if TYPE_CHECKING:
+    from co_core.agent.calls.loops import LoopGuard, Verdict
     from co_core.agent.frontend import Frontend
     from co_core.kernel.deps import CoDeps
     from co_core.policy.engine import Decision, PolicyEngine
@@ -52,6 +59,16 @@ if TYPE_CHECKING:
 STOP_WAIT = 1.5  # s a cancelled call's tool gets to end what it started (a sandboxed command)
 NOT_OFFERED = "{tool} was not offered in this step; it is offered from the next one"
 COVERED = "allowed by your answer to an earlier call"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One call of a model response, as the driver read it."""
+
+    call_id: str
+    tool: str
+    args: Mapping[str, Any]
+    from_text: bool = False  # written as text, recovered as a call
 
 
 @dataclass
@@ -68,6 +85,7 @@ class CallPipeline:
     offered: Callable[[str], bool] | None = None
     records: dict[str, ToolCallRecord] = field(default_factory=dict)
     listeners: list[Listener] = field(default_factory=list)
+    guard: LoopGuard | None = None  # judges each call opened or resolved (and each response)
 
     def __post_init__(self) -> None:
         from co_core.agent.calls.listeners import AuditTrail, trace
@@ -83,23 +101,74 @@ class CallPipeline:
 
     def new_turn(self) -> None:
         self.records = {}
+        if self.guard is not None:
+            self.guard.new_turn()
 
     # -- the steps -------------------------------------------------------------------------
 
-    def seen(self, call_id: str, tool: str, args: Mapping[str, Any]) -> ToolCallRecord:
-        """The record of a call, opened now if this is the first word of it."""
-        record = self.records.get(call_id)
-        if record is not None:
-            return record
-        call = self.engine.make_call(tool, args)
-        record = ToolCallRecord(call_id, call, dict(args), written=tuple(args))
-        self.records[call_id] = record
-        self._emit("seen", record)
+    def arrived(self, calls: Sequence[Asked], text: str = "") -> str | None:
+        """A model response's calls, before any of them runs: each one's record opened.
+        Returns what Co answers in the model's place when a call reaches for a tool that
+        is not set up (those calls end as ``not set up``), else None. Raises the loop
+        guard's :class:`~co_core.agent.calls.loops.TurnStopped` when it ends the turn
+        (the calls end as ``stopped``)."""
+        verdict = self.guard.look([c.tool for c in calls], text) if self.guard else None
+        if verdict is None:
+            for call in calls:
+                self.open(call.call_id, call.tool, call.args, from_text=call.from_text)
+            return None
+        records = [
+            self.find(c.call_id) or self._opened(c.call_id, c.tool, c.args, c.from_text)
+            for c in calls
+        ]
+        if verdict.answer is not None:
+            for record in records:
+                self.end(record, "not set up", verdict.answer)
+            return verdict.answer
+        self._stop(records, verdict)
+        return None
+
+    def open(
+        self, call_id: str, tool: str, args: Mapping[str, Any], *, from_text: bool = False
+    ) -> ToolCallRecord:
+        """Open the record of a call the model (or an MCP client) asks for; a call of an
+        unknown tool, or of one not offered in this step, ends at once as ``retry``."""
+        earlier = self.records.pop(call_id, None)
+        if earlier is not None:  # a server that gives every call the same id ("call_1")
+            self.records[f"{call_id}#{len(self.records)}"] = earlier
+        record = self._opened(call_id, tool, args, from_text)
+        self._judge(record)  # the same call as one that failed: the turn ends here
         if tool not in self.engine.specs:
             self.end(record, "retry", f"unknown tool {tool!r}")
         elif self.offered is not None and not self.offered(tool):
             self.end(record, "retry", NOT_OFFERED.format(tool=tool), excused=True)
         return record
+
+    def find(self, call_id: str) -> ToolCallRecord | None:
+        """The record of a call opened in this turn, or None."""
+        return self.records.get(call_id)
+
+    def _opened(
+        self, call_id: str, tool: str, args: Mapping[str, Any], from_text: bool
+    ) -> ToolCallRecord:
+        call = self.engine.make_call(tool, args)
+        record = ToolCallRecord(call_id, call, dict(args), written=tuple(args))
+        record.from_text = from_text
+        self.records[call_id] = record
+        self._emit("seen", record)
+        return record
+
+    def _judge(self, record: ToolCallRecord) -> None:
+        verdict = self.guard.judge(record) if self.guard is not None else None
+        if verdict is not None and verdict.stop is not None:
+            self._stop([record], verdict)
+
+    def _stop(self, records: Sequence[ToolCallRecord], verdict: Verdict) -> None:
+        """The loop guard ends the turn: the calls it stopped end as ``stopped``."""
+        assert verdict.stop is not None
+        for record in records:
+            self.end(record, "stopped", str(verdict.stop))
+        raise verdict.stop
 
     def resolve(self, record: ToolCallRecord, args: Mapping[str, Any], deps: CoDeps) -> bool:
         """Resolve the call (its arguments validated) to what it will really touch; False
@@ -112,6 +181,7 @@ class CallPipeline:
             return False
         record.resolved = True
         self._move(record, "resolved")
+        self._judge(record)
         return True
 
     def decide(self, record: ToolCallRecord) -> Decision:

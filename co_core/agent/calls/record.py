@@ -5,9 +5,10 @@ A call moves through named stages, each reached once and only in this order::
     seen -> resolved -> decided -> running -> ended
                            \\-> asked -> answered -> running -> ended
 
-and may end from any stage before ``ended`` (refused, denied, interrupted). The
-:class:`~co_core.agent.calls.pipeline.CallPipeline` is the only code that moves a record
-(:meth:`ToolCallRecord.move` refuses any other step); everything else reads it.
+and may end from any stage before ``ended`` (refused, denied, interrupted, a tool not set
+up, stopped by the loop guard). The :class:`~co_core.agent.calls.pipeline.CallPipeline`
+is the only code that moves a record (:meth:`ToolCallRecord.move` refuses any other
+step); everything else reads it.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ if TYPE_CHECKING:
     from co_core.policy.engine import Decision
 
 Stage = Literal["seen", "resolved", "decided", "asked", "answered", "running", "ended"]
-Status = Literal["pending", "ok", "retry", "error", "denied", "interrupted", "timed out"]
-Ending = Literal["ok", "retry", "error", "denied", "interrupted", "timed out"]
+Ending = Literal[
+    "ok", "retry", "error", "denied", "interrupted", "timed out", "not set up", "stopped"
+]
+Status = Literal[
+    "pending", "ok", "retry", "error", "denied", "interrupted", "timed out", "not set up", "stopped"
+]
 RAN: tuple[Ending, ...] = ("ok", "retry", "error", "timed out")  # the tool ran (or tried to)
-FAILED: tuple[Ending, ...] = ("retry", "error", "denied", "timed out")
+FAILED: tuple[Ending, ...] = ("retry", "error", "denied", "timed out", "not set up", "stopped")
 
 NEXT: dict[Stage, tuple[Stage, ...]] = {
     "seen": ("resolved", "ended"),
@@ -61,6 +66,7 @@ class ToolCallRecord:
     result: Any = None  # the tool's return value, or the message the model got instead
     resolved: bool = False  # ``call`` holds the canonical arguments the tool runs with
     excused: bool = False  # failed through no fault of the model (a tool it was not offered)
+    from_text: bool = False  # the model wrote it as text; Co recovered it as a call
     written: tuple[str, ...] = ()  # the names of the arguments the model wrote
     seen_at: float = field(default_factory=time.perf_counter)
     run_at: float | None = None
@@ -103,4 +109,5 @@ class ToolCallRecord:
             "decision": self.verdict,
             "reason": self.reason,
             "status": self.status,
+            "from_text": self.from_text,
         }

@@ -1,8 +1,10 @@
 """Which counter counts for which model: its own tokenizer where one is at hand.
 
+- the counter its provider gives (``register_models``' ``counter``: OpenAI's models count
+  with tiktoken, ``tiktoken_counter.py``; Ollama, which has no tokenize endpoint, with the
+  estimate);
 - the ``local`` model: the llama.cpp server Co started, as the local model reads a
   request (``local.py``);
-- OpenAI's models: tiktoken (``tiktoken_counter.py``);
 - other OpenAI-compatible servers: their own tokenize endpoint if they have one
   (llama.cpp, vLLM: ``server.py``), else the estimate;
 - models whose provider counts tokens (Anthropic, Gemini, Bedrock): the estimate, checked
@@ -17,8 +19,7 @@ from typing import Any
 
 from co_core.sessions.counting import Counter
 
-TIKTOKEN_SYSTEMS = ("openai", "azure")
-NO_TOKENIZER_SYSTEMS = ("ollama",)
+COUNTER = "co_counter"  # a model's attribute: its provider's counter (co_core.agent.models)
 
 
 def _base_url(model: Any) -> str | None:
@@ -35,6 +36,10 @@ def counter_for(model: Any) -> Counter:
 
     from co_core.agent.local.constrained import ConstrainedModel
 
+    given = getattr(model, COUNTER, None)
+    if callable(given):
+        found: Counter = given(model)
+        return found
     if isinstance(model, ConstrainedModel):
         url = _base_url(model.wrapped)
         if url:
@@ -43,14 +48,9 @@ def counter_for(model: Any) -> Counter:
             return LocalCounter(url)
     while isinstance(model, WrapperModel):
         model = model.wrapped
-    system = getattr(model, "system", "")
     name = getattr(model, "model_name", "") or ""
-    if system in TIKTOKEN_SYSTEMS:
-        from co_core.agent.counting.tiktoken_counter import TiktokenCounter
-
-        return TiktokenCounter(name)
     url = _base_url(model)
-    if url and system not in NO_TOKENIZER_SYSTEMS and _is_openai_compatible(model):
+    if url and _is_openai_compatible(model):
         from co_core.agent.counting.server import ServerCounter
 
         return ServerCounter(url, name, _api_key(model))
@@ -58,6 +58,18 @@ def counter_for(model: Any) -> Counter:
         from co_core.agent.counting.provider import ProviderCounter
 
         return ProviderCounter(model)
+    return Counter()
+
+
+def tiktoken(model: Any) -> Counter:
+    """OpenAI's own tokenizer, for OpenAI's models (their provider's ``counter``)."""
+    from co_core.agent.counting.tiktoken_counter import TiktokenCounter
+
+    return TiktokenCounter(getattr(model, "model_name", "") or "")
+
+
+def estimate(model: Any) -> Counter:
+    """Co's estimate, corrected by what the provider reports (a server with no tokenizer)."""
     return Counter()
 
 

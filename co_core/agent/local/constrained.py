@@ -1,18 +1,24 @@
 """Tool calls a small model cannot get wrong: constrained calls for llama.cpp and Ollama.
 
 For ``--model local`` (llama.cpp started by Co), and for any llama.cpp or Ollama model Co
-steers (co_core.agent.steering), Co does not rely on the server's function-calling chat
+steers (co_core.agent.small), Co does not rely on the server's function-calling chat
 formats. :class:`ConstrainedModel` wraps the OpenAI-compatible model and, for each request:
 
 - lists the offered tools in the system prompt as short signatures;
-- constrains the answer to plain text or exactly one call of an offered tool with
-  schema-valid arguments: a GBNF grammar for llama.cpp (:mod:`co_core.agent.local.grammar`,
-  ``<tool_call>{...}</tool_call>``), a JSON schema for Ollama (``response_format``,
-  ``{"name": ..., "arguments": ...}`` or ``{"answer": ...}``);
+- constrains the answer to exactly one call of an offered tool with schema-valid
+  arguments, or an answer, with **one JSON schema** (:func:`response_schema`): sent to
+  llama.cpp as ``response_format`` (``{"type": "json_object", "schema": ...}``, which
+  llama-cpp-python's server and ``llama-server`` turn into a grammar with llama.cpp's own
+  converter) and to Ollama as ``response_format`` (``json_schema``, Ollama's ``format``).
+  A call's arguments match the tool's own schema, or the narrower one the steering put in
+  the tool's metadata (:data:`ARGUMENTS`: values copied from the user's words);
+- where a plain answer may come instead of a call, Co's own llama.cpp server gets the
+  same schema as a grammar with a plain-text alternative (:data:`WORDS`): measured
+  better for a small model than writing its answer inside JSON (bench/README.md);
 - decodes at the ``steering.temperature`` (0 by default: the same words, the same call);
 - writes earlier calls and their results into the conversation as plain text (the model's
   own chat template needs no tool support); for a steered model a long result is cut to
-  the lines that answer the question (co_core.agent.steering.view), and the question is
+  the lines that answer the question (co_core.agent.local.view), and the question is
   asked again after it;
 - turns a call in the answer back into a real tool call.
 
@@ -44,21 +50,17 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from co_core.agent.local.grammar import (
-    CALL_CLOSE,
-    CALL_OPEN,
-    WORDS_ONLY,
-    call_schema,
-    parse_call,
-    parse_json_call,
-    tool_call_grammar,
-)
+from co_core.agent.local.view import budgeted
 from co_core.agent.local.whole import replay
-from co_core.agent.steering.settings import STEERED_RESULT_CHARS
-from co_core.agent.steering.view import budgeted
+from co_core.agent.small import STEERED_RESULT_CHARS
 from co_core.agent.tools.toolbox import latest_prompt
 
-Constraint = Literal["gbnf", "json"]
+Server = Literal["llama.cpp", "ollama"]  # how the schema is sent
+ARGUMENTS = "co.arguments"  # a tool's metadata: the JSON schema its call's arguments match
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"  # how earlier calls read in the history
+# A plain answer beside a call, for Co's own llama.cpp server (GBNF: llama-cpp-python takes
+# a grammar as well as a schema): anything that does not start as a call does.
+WORDS = r"[^{<] [^\x00]*"
 # pydantic-ai's note that tools joined mid-run; Co lists a request's tools in its prompt
 ANNOUNCED = "The following tool(s) are now available"
 
@@ -67,8 +69,7 @@ MAX_ANSWER_TOKENS = 512
 RESULT_CHARS = 3000  # of one tool result, as the small model reads it
 
 HOW_TO_CALL = (
-    "To use a tool, answer with only "
-    f'{CALL_OPEN}{{"name": "TOOL", "arguments": {{...}}}}{CALL_CLOSE} and wait for its '
+    'To use a tool, answer with only {"name": "TOOL", "arguments": {...}} and wait for its '
     "result. If no tool is needed, answer the user directly."
 )
 HOW_TO_CALL_JSON = (
@@ -131,35 +132,6 @@ def result_text(part: ToolReturnPart, question: str = "", budget: int = RESULT_C
     return text
 
 
-def failed_values(messages: Sequence[ModelMessage]) -> tuple[str, ...]:
-    """The string values of the latest call that was sent back to the model to fix, or
-    that found nothing: a call Co forces again must not repeat them ("No note named
-    'ligne'", "No notes match 'again'")."""
-    failed = {
-        part.tool_call_id
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if (isinstance(part, RetryPromptPart) and part.tool_name)
-        or (
-            isinstance(part, ToolReturnPart)
-            and (
-                getattr(part, "outcome", "success") != "success"
-                or getattr(part.content, "found_nothing", False) is True
-            )
-        )
-    }
-    for message in reversed(messages):
-        if not isinstance(message, ModelResponse):
-            continue
-        for part in message.parts:
-            if isinstance(part, ToolCallPart) and part.tool_call_id in failed:
-                args = part.args_as_dict()
-                return tuple(v for v in args.values() if isinstance(v, str) and v.strip())
-        return ()
-    return ()
-
-
 def call_text(part: ToolCallPart) -> str:
     args = part.args_as_dict() if not isinstance(part.args, str) or part.args else {}
     body = json.dumps({"name": part.tool_name, "arguments": args}, ensure_ascii=False)
@@ -214,8 +186,99 @@ def as_text(
     return out
 
 
+def arguments_schema(tool: ToolDefinition) -> dict[str, Any]:
+    """The JSON schema a call's arguments must match: the steering's (:data:`ARGUMENTS`),
+    else the tool's own."""
+    given = (tool.metadata or {}).get(ARGUMENTS)
+    schema = given if isinstance(given, dict) else tool.parameters_json_schema
+    return dict(schema or {"type": "object", "properties": {}})
+
+
+def _renamed(schema: Any, names: dict[str, str]) -> Any:
+    if isinstance(schema, list):
+        return [_renamed(item, names) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _renamed(v, names) for k, v in schema.items() if k != "$defs"}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.rpartition("/")[2] in names:
+        out["$ref"] = f"#/$defs/{names[ref.rpartition('/')[2]]}"
+    return out
+
+
+def response_schema(tools: Sequence[ToolDefinition], *, text: bool) -> dict[str, Any]:
+    """The one answer a request may get, as a JSON schema: a call ``{"name": ...,
+    "arguments": ...}`` of one of ``tools``, or (``text``) ``{"answer": "..."}``. Each
+    tool's definitions (``$defs``) move to the top, where references find them."""
+    options: list[dict[str, Any]] = []
+    defs: dict[str, Any] = {}
+    for index, tool in enumerate(tools):
+        args = arguments_schema(tool)
+        names = {key: f"t{index}-{key}" for key in args.get("$defs") or {}}
+        for key, value in (args.get("$defs") or {}).items():
+            defs[names[key]] = _renamed(value, names)
+        options.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": tool.name}, "arguments": _renamed(args, names)},
+                "required": ["name", "arguments"],
+            }
+        )
+    if text:
+        options.append(
+            {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+        )
+    schema: dict[str, Any] = options[0] if len(options) == 1 else {"anyOf": options}
+    return {**schema, "$defs": defs} if defs else schema
+
+
+def request_body(schema: dict[str, Any], server: Server) -> dict[str, Any]:
+    """The schema as each server takes it: llama.cpp reads a ``json_object`` with a
+    ``schema`` (llama-cpp-python and ``llama-server`` alike), Ollama a ``json_schema``."""
+    if server == "ollama":
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": schema},
+            }
+        }
+    return {"response_format": {"type": "json_object", "schema": schema}}
+
+
+def words_or_call(schema: dict[str, Any]) -> str:
+    """A GBNF grammar: a plain answer (:data:`WORDS`) or a call ``schema`` allows, the
+    call part written by llama.cpp's own converter (llama-cpp-python's)."""
+    import re
+
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    calls = json_schema_to_gbnf(json.dumps(schema))
+    calls = re.sub(r"^root ::=", "co-call ::=", calls, flags=re.M)
+    return f"root ::= co-call | co-words\nco-words ::= {WORDS}\n{calls}"
+
+
+WORDS_ONLY = "root ::= [^<`\\x00]+\n"  # an answer in words, and nothing else
+
+
+def parse_answer(text: str, tools: Sequence[ToolDefinition]) -> tuple[str, dict[str, Any]] | str:
+    """What an answer shaped by :func:`response_schema` holds: a call (name, arguments),
+    or the answer's text (the text as it stands when it is no such JSON)."""
+    try:
+        data = json.loads(text.strip()) if text.strip().startswith("{") else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return text
+    if isinstance(data.get("answer"), str) and "name" not in data:
+        return str(data["answer"])
+    if data.get("name") in {t.name for t in tools}:
+        args = data.get("arguments", {})
+        return str(data["name"]), args if isinstance(args, dict) else {}
+    return text
+
+
 class ConstrainedModel(WrapperModel):
-    """The ``local`` model, answering in text or one grammar-checked tool call."""
+    """A llama.cpp or Ollama model, answering in text or one schema-checked tool call."""
 
     co_tool_budget = LOCAL_TOOL_BUDGET  # read by the toolbox (co_core.agent.tools.toolbox)
 
@@ -225,16 +288,20 @@ class ConstrainedModel(WrapperModel):
         *,
         max_tokens: int = MAX_ANSWER_TOKENS,
         small: bool = True,
-        constraint: Constraint = "gbnf",
+        server: Server = "llama.cpp",
+        words: bool = False,
         temperature: float | None = 0.0,
         result_chars: int | None = None,
     ) -> None:
         super().__init__(wrapped)
         self.max_tokens = max_tokens
         # A model Co steers: the short system prompt (co_core.agent.assembly.build) and Co's
-        # steering (co_core.agent.steering) suit it better.
+        # steering (co_core.steering) suit it better.
         self.co_small = small
-        self.constraint = constraint
+        self.server = server
+        # Plain answers as plain text (a grammar): Co's own llama.cpp server, which has
+        # llama.cpp's converter at hand; JSON ``{"answer": ...}`` elsewhere.
+        self.words = words and server == "llama.cpp"
         self.temperature = temperature
         self.result_chars = result_chars or (STEERED_RESULT_CHARS if small else RESULT_CHARS)
 
@@ -250,35 +317,25 @@ class ConstrainedModel(WrapperModel):
             settings.setdefault("temperature", self.temperature)
         tools = list(params.function_tools)
         instructions = list(params.instruction_parts or [])
+        body: dict[str, Any] = {}
         if tools:
-            pairs = [(t.name, t.parameters_json_schema) for t in tools]
-            # A call Co asked a tiny model for: its values are copied from the user's words.
-            copy = (
-                latest_prompt(messages) if self.co_small and not params.allow_text_output else None
-            )
-            shape: dict[str, Any] = {
-                "text": params.allow_text_output,
-                "copy_from": copy,
-                "about": {t.name: t.description or "" for t in tools},
-                "avoid": failed_values(messages) if copy is not None else (),
-            }
-            body: dict[str, Any]
-            if self.constraint == "json":
-                body = {"response_format": call_schema(pairs, **shape)}
-                how = HOW_TO_CALL_JSON
-            else:
-                body = {"grammar": tool_call_grammar(pairs, **shape)}
+            text = params.allow_text_output
+            if text and self.words:
+                body = {"grammar": words_or_call(response_schema(tools, text=False))}
                 how = HOW_TO_CALL
-            settings["extra_body"] = {**(settings.get("extra_body") or {}), **body}
+            else:
+                body = request_body(response_schema(tools, text=text), self.server)
+                how = HOW_TO_CALL_JSON
             instructions.append(InstructionPart(tools_text(tools, how)))
         elif self.co_small:
             # Words only, for a steered model: no call written as text either (a small model
             # copies the calls it sees in the conversation), one paragraph (it rambles on).
             settings.setdefault("stop_sequences", ["\n\n"])
-            if self.constraint == "json":
-                body = {"response_format": call_schema([], text=True)}
-            else:
+            if self.words:
                 body = {"grammar": WORDS_ONLY}
+            else:
+                body = request_body(response_schema([], text=True), self.server)
+        if body:
             settings["extra_body"] = {**(settings.get("extra_body") or {}), **body}
         plain = dataclasses.replace(params, function_tools=[], instruction_parts=instructions)
         if getattr(plain, "introduced_tool_names", None):  # tools are in the prompt, not news
@@ -295,8 +352,8 @@ class ConstrainedModel(WrapperModel):
         history, settings, plain = self._prepare(messages, model_settings, model_request_parameters)
         response = await self.wrapped.request(history, settings, plain)
         tools = model_request_parameters.function_tools
-        if self.constraint == "json" and (tools or self.co_small):
-            return as_json_calls(response, tools)
+        if not tools and not self.co_small:
+            return response
         return as_calls(response, tools)
 
     @asynccontextmanager
@@ -319,22 +376,11 @@ class ConstrainedModel(WrapperModel):
 
 
 def as_calls(response: ModelResponse, tools: Sequence[ToolDefinition]) -> ModelResponse:
-    """A response whose text is a grammar-shaped call, as that real tool call."""
+    """A response shaped by :func:`response_schema`: its call as a real call, its answer as
+    text."""
     text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
-    found = parse_call(text, {t.name: t for t in tools})
-    if found is None:
-        return response
-    name, args = found
-    return dataclasses.replace(response, parts=[ToolCallPart(name, args)])
-
-
-def as_json_calls(response: ModelResponse, tools: Sequence[ToolDefinition]) -> ModelResponse:
-    """A response shaped by :func:`call_schema`: its call as a real call, its answer as text."""
-    text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
-    found = parse_json_call(text, {t.name: t for t in tools})
-    if found is None:
-        return response
+    found = parse_answer(text, tools)
     if isinstance(found, str):
-        return dataclasses.replace(response, parts=[TextPart(found)])
+        return response if found == text else dataclasses.replace(response, parts=[TextPart(found)])
     name, args = found
     return dataclasses.replace(response, parts=[ToolCallPart(name, args)])

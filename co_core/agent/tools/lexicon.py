@@ -1,133 +1,17 @@
-"""Words as data: which verbs ask for which effect, and other languages' words in English.
+"""Other languages' words in English: a French, German or Spanish word read as the English
+word it stands for, so that a user's words match the English names and descriptions of
+tools (co_core.agent.tools.bm25) whatever language they are written in.
 
-Tools describe themselves in English and declare their effect (``risk``: read, write,
-send, exec). A user writes in English, French, German or Spanish. Two tables bridge that:
-
-- :data:`EFFECT_VERBS`: the English verbs that explicitly ask for a write, a send or an
-  execution. Only base forms (the imperative, the infinitive) and ``-ing`` forms count:
-  "I created a note yesterday" asks for nothing.
-- :data:`TRANSLATIONS`: per language, words (a trailing ``*`` matches any ending) and the
-  English words they stand for. Verbs come in the forms that ask (imperative, infinitive,
-  present), never past participles; nouns are the everyday words for what tools handle.
-
-Adding a language is adding a table here; nothing else names a word.
+:data:`TRANSLATIONS`: per language, words (a trailing ``*`` matches any ending) and the
+English words they stand for. Verbs come in the forms that ask (imperative, infinitive,
+present), never past participles; nouns are the everyday words for what tools handle.
+Adding a language is adding a table here; the steering's own words (which verbs ask for
+an effect, which words say nothing) are in co_core.steering.lexicon.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from typing import Literal
-
-Effect = Literal["write", "send", "exec"]
-
-EFFECT_VERBS: dict[Effect, frozenset[str]] = {
-    "write": frozenset(
-        """create make write rewrite overwrite add append prepend insert put save store edit
-        change modify update set replace rename move delete remove erase fix correct label
-        tag archive mark jot copy paste fill clear empty""".split()
-    ),
-    "send": frozenset("send post reply respond forward share publish draft notify invite".split()),
-    "exec": frozenset("run execute exec launch invoke eval evaluate compute calculate".split()),
-}
-
-# English forms of a verb that do not follow base + "ing" / base - "e" + "ing".
-IRREGULAR_ING = {
-    "run": "running",
-    "put": "putting",
-    "set": "setting",
-    "jot": "jotting",
-    "tag": "tagging",
-    "exec": "execing",
-}
-
-# Other words for what tools' names say, counted a little when the user says them
-# ("show me the files" asks to list them, "look through my notes" to search them).
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "open": ("read",),
-    "view": ("read", "list"),
-    "show": ("read", "list"),
-    "display": ("read", "list"),
-    "see": ("read", "list"),
-    "tell": ("read",),
-    "check": ("read", "search"),
-    "look": ("search", "read"),
-    "find": ("search",),
-    "lookup": ("search",),
-    "locate": ("search",),
-    "browse": ("list",),
-    "enumerate": ("list",),
-    "add": ("append",),
-    "put": ("append", "write"),
-    "insert": ("append",),
-    "jot": ("append", "create"),
-    "make": ("create",),
-    "new": ("create",),
-    "save": ("write",),
-    "store": ("write",),
-    "change": ("edit",),
-    "modify": ("edit",),
-    "update": ("edit",),
-    "set": ("edit",),
-    "replace": ("edit",),
-    "fix": ("edit",),
-    "correct": ("edit",),
-    "execute": ("run",),
-    "exec": ("run",),
-    "launch": ("run",),
-    "invoke": ("run",),
-    "compute": ("run",),
-    "calculate": ("run",),
-    "directory": ("folder",),
-    "dir": ("folder",),
-    "doc": ("document", "file"),
-    "mail": ("email",),
-    "inbox": ("email",),
-    "unread": ("email",),
-    "agenda": ("calendar",),
-    "dm": ("message",),
-}
-SYNONYM_WEIGHT = 0.6
-# Words that make a sentence a request, besides a question and the verbs above (in English;
-# other languages' words are looked up through TRANSLATIONS first).
-REQUEST_WORDS = frozenset(
-    """please can could would will need want like let give show tell read list search find
-    check look open get fetch help bitte kannst könntest brauche möchte gib sag peux
-    pouvez voudrais besoin donne dis puedes podrías necesito quiero dame dime""".split()
-)
-# Words that end a clause: a verb asks for something about the words of its own clause.
-CLAUSE_BREAKS = frozenset("but mais aber pero".split())
-
-# Words that make a command in backticks the means of the request ("use `wc -l`").
-USE = frozenset("use using utilise utiliser utilisez avec nimm nutze verwende usa usar".split())
-
-# A word just before a verb that says it is not asked for ("don't delete", "ne supprime")...
-NEGATIONS = frozenset(
-    """not don't dont never no without ne n pas jamais sans nicht nie kein keine keinen
-    ohne nunca sin""".split()
-)
-# ... or that makes it a noun or a participle ("the draft", "is set", "does config.ini set").
-NOT_A_REQUEST = frozenset(
-    """the a an my your our their his her its this that these those some any every each
-    is are was were be been being has have had does did it's s
-    le la les l un une des du de d mon ma mes ton ta tes son sa ses notre nos votre vos
-    leur leurs ce cet cette est été
-    der die das den dem des ein eine einen einem einer eines mein meine meinen meinem
-    meiner dein deine deinen sein seine ihr ihre ist sind wurde wurden
-    el los las una unos unas mi mis tu tus su sus es fue""".split()
-)
-
-# Words that introduce a name ("a note named Shopping"): never part of a copied name.
-NAMING = frozenset("named called titled".split())
-
-# Words a copied value neither starts nor ends on ("the wifi", not "wifi for the"): the
-# determiners above, prepositions and question words.
-SMALL_WORDS = NOT_A_REQUEST | frozenset(
-    """à au aux avec dans pour par sur en et ou mit im in an am auf für von vom zu zum zur
-    und oder ins al del con para por y o
-    quel quelle quels quelles qui quoi quand où comment combien pourquoi
-    welche welcher welches welchen wer wen wem was wann wo wie warum
-    qué cuál cuáles quién quiénes cuándo dónde cómo cuánto""".split()
-)
 
 _FR = """
 lis:read lire:read lisez:read ouvre:open ouvrir:open ouvrez:open affiche:show afficher:show
@@ -157,6 +41,11 @@ commande*:command script*:script contenu:content texte:text ligne*:line document
 lien*:link libre*:free occupé*:busy étiquette*:label brouillon*:draft pièce:attachment
 jointe:attachment personne*:people utilisateur*:user passe:password
 nommé*:named appelé*:called intitulé*:titled
+météo:weather prévisions:forecast pluie:rain neige:snow actualités:news bourse:stock
+trafic:traffic allume:turn allumer:turn éteins:turn éteindre:turn verrouille:lock
+achète:buy acheter:buy appelle:call appeler:call joue:play réserve:book réserver:book
+tâche*:task todo:todo recette*:recipe favori*:bookmark signet*:bookmark lien*:link
+faite:done fait:done terminée:done coche:tick cocher:tick liste*:list marque:mark
 """
 
 _DE = """
@@ -187,6 +76,11 @@ befehl*:command skript*:script inhalt*:content text:text zeile*:line dokument*:d
 link*:link frei:free freie:free freien:free beschäftigt:busy anhang:attachment entwurf:draft leute:people
 benutzer*:user passwort*:password
 genannt*:named namens:named benannt*:named heißt:called betitelt*:titled
+wetter:weather wettervorhersage:forecast vorhersage:forecast regen:rain schnee:snow
+verkehr:traffic schalte:switch schalten:switch kaufe:buy kaufen:buy bestelle:order
+bestellen:order ruf:call rufe:call anrufen:call spiele:play buche:book buchen:book
+aufgabe*:task todo*:todo rezept*:recipe lesezeichen:bookmark erledigt:done hak:tick
+abhaken:tick
 """
 
 _ES = """
@@ -215,6 +109,10 @@ canal:channel canales:channel comando*:command contenido*:content texto*:text
 línea*:line documento*:document enlace*:link libre*:free ocupado*:busy etiqueta*:label
 borrador*:draft adjunto*:attachment usuario*:user contraseña*:password
 llamad*:called nombrad*:named titulad*:titled
+tiempo:weather clima:weather pronóstico:forecast lluvia:rain nieve:snow noticias:news
+tráfico:traffic enciende:turn encender:turn apaga:turn apagar:turn compra:buy
+comprar:buy reserva:book reservar:book
+tarea*:task receta*:recipe marcador*:bookmark favorito*:bookmark hecha:done hecho:done
 """
 
 

@@ -10,10 +10,9 @@ A pydantic-ai capability. Before every request (``prepare_tools``):
    stay, the others are ranked (BM25 over name, plugin and description)
    against the user's latest words and the recent conversation, and the best that fit
    are sent, with ``find_tools`` so the model can ask for others by description.
-4. for a model Co steers (co_core.agent.steering), tools that write, send or execute are
-   sent only when the user's latest words ask for that effect with a verb
-   (co_core.agent.tools.intent): such a model never gets the chance to change something
-   nobody asked it to change.
+4. for a model Co steers, the steering (co_core.steering, when it is there) says which
+   tools it is offered (``admits``) and which it must be sent whatever the budget
+   (``pinned``).
 
 What was sent, and why, is kept for ``/context``.
 """
@@ -39,7 +38,6 @@ from pydantic_ai.toolsets import FunctionToolset
 
 from co_core.agent.calls.record import Event, ToolCallRecord
 from co_core.agent.tools.bm25 import BM25, query_weights, words
-from co_core.agent.tools.intent import read_intent
 from co_core.kernel.deps import CoDeps
 from co_core.kernel.host import PluginHost
 from co_core.kernel.readiness import Readiness, readiness
@@ -72,13 +70,18 @@ def compact_schema(schema: Any) -> Any:
     """The same schema in fewer tokens: titles dropped, ``X | None = None`` shown as ``X``.
 
     Only what the model reads changes; arguments are still validated against the tool's
-    own signature.
+    own signature. A property *named* ``title`` (or ``$defs`` entry) stays: only the
+    schema keyword goes (dropping the keyword once dropped a todo's ``title`` argument, so
+    every call of ``add_todo(title)`` came with no title).
     """
     if isinstance(schema, list):
         return [compact_schema(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out = {k: compact_schema(v) for k, v in schema.items() if k != "title"}
+    for names in ("properties", "$defs"):  # maps of names, not schemas: keep every name
+        if isinstance(schema.get(names), dict):
+            out[names] = {k: compact_schema(v) for k, v in schema[names].items()}
     options = out.get("anyOf")
     if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
         other = next(o for o in options if o != {"type": "null"})
@@ -154,8 +157,10 @@ class Toolbox(AbstractCapability[CoDeps]):
     ready: Readiness = field(default_factory=Readiness)
     wanted: set[str] = field(default_factory=set)  # asked for (find_tools, or called unsent)
     # For a small model: the tools Co's routing makes it call for these words
-    # (co_core.agent.steering), carried whatever the budget.
+    # (co_core.steering), carried whatever the budget; and whether it is offered a tool
+    # at all for these words (model, words, tool name).
     pinned: Callable[[str], Iterable[str]] | None = field(default=None, repr=False)
+    admits: Callable[[Any, str, str], bool] | None = field(default=None, repr=False)
     last: Selection | None = None
     _indexes: dict[tuple[str, ...], BM25] = field(default_factory=dict, repr=False)
     _all: MutableMapping[str, ToolDefinition] = field(default_factory=dict, repr=False)
@@ -237,17 +242,17 @@ class Toolbox(AbstractCapability[CoDeps]):
     ) -> list[ToolDefinition]:
         for tool_def in tool_defs:
             self._all[tool_def.name] = tool_def
-        # A steered model does not search for tools (Co picks them: co_core.agent.steering),
-        # and gets no tool whose effect the user did not ask for.
+        # A steered model does not search for tools (Co picks them: co_core.steering), and
+        # gets only the tools the steering admits.
         small = getattr(ctx.model, "co_small", False)
-        asked = read_intent(latest_prompt(ctx.messages)) if small else None
+        prompt = latest_prompt(ctx.messages)
         offered = [
             self._compact(d)
             for d in tool_defs
             if d.name == FIND_TOOLS
             or (
                 self.blocked_call(d.name) is None
-                and (asked is None or asked.asks(self.effect(d.name), words(d.name)))
+                and (self.admits is None or self.admits(ctx.model, prompt, d.name))
             )
         ]
         plain = [d for d in offered if d.name != FIND_TOOLS]
@@ -304,6 +309,15 @@ class Toolbox(AbstractCapability[CoDeps]):
         """What a call of ``name`` does, as its tool declares (``risk``); None: unknown."""
         spec = self.specs.get(name)
         return spec.risk if spec is not None else None
+
+    def spec(self, name: str) -> ToolSpec | None:
+        """The tool as its plugin (or MCP server) declared it; None: unknown."""
+        return self.specs.get(name)
+
+    def tool_description(self, name: str) -> str:
+        """What the model reads of the tool (its docstring)."""
+        tool_def = self._all.get(name)
+        return (tool_def.description or "") if tool_def is not None else ""
 
     def plugin(self, name: str) -> str | None:
         """The plugin (or MCP server) a tool comes from; None: unknown."""

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # only for type checkers: these would slow every start of Co 
     from co_core import Settings
     from co_todo.store import TodoStore
 
-CO_HOOKSPEC_VERSION = 4  # the hookspec version it was written against: co-core 0.1
+CO_HOOKSPEC_VERSION = 5  # the hookspec version it was written against
 # /docs
 
 
@@ -59,12 +59,20 @@ def register_deps(register: ResourceRegister) -> None:
 # docs: register_tools
 @hookimpl
 def register_tools(register: ToolRegister) -> None:
-    register("co_todo.tools:list_todos", risk="read", permission="todo:read:{contains}")
+    register(
+        "co_todo.tools:list_todos",
+        risk="read",
+        permission="todo:read:{contains}",
+        does="lists",
+        roles={"contains": "query"},  # page is an option: not named, left at its default
+    )
     register(
         "co_todo.tools:add_todo",
         risk="write",
         permission="todo:add:{title}",
         resolve="co_todo.targets:todo_title",  # the key names the todo as it will be saved
+        does="writes",
+        roles={"title": "text"},  # the user's words for the todo
     )
 
 

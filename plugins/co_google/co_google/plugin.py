@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     import typer
 
     from co_core import (
+        Does,
         ResourceRegister,
+        Role,
         Settings,
         SettingsRegister,
         StatusCheckRegister,
@@ -34,29 +36,56 @@ def register_settings(register: SettingsRegister) -> None:
 
 @hookimpl
 def register_tools(register: ToolRegister) -> None:
-    register(f"{TOOLS}.drive:search_drive", risk="read", permission="google:drive:read")
-    register(f"{TOOLS}.drive:read_drive_file", risk="read", permission="google:drive:read")
-    register(f"{TOOLS}.gmail:list_emails", risk="read", permission="gmail:read")
-    register(f"{TOOLS}.gmail:search_emails", risk="read", permission="gmail:read")
-    register(f"{TOOLS}.gmail:read_email", risk="read", permission="gmail:read")
-    register(f"{TOOLS}.gmail:read_email_attachment", risk="read", permission="gmail:read")
+    drive, gmail, calendar = f"{TOOLS}.drive", f"{TOOLS}.gmail", f"{TOOLS}.calendar"
+
+    def reads(path: str, permission: str, does: Does, roles: dict[str, Role]) -> None:
+        register(path, risk="read", permission=permission, does=does, roles=roles)
+
+    query: dict[str, Role] = {"query": "query"}
+    email: dict[str, Role] = {"email_id": "target"}
+    reads(f"{drive}:search_drive", "google:drive:read", "searches", query)
+    reads(f"{drive}:read_drive_file", "google:drive:read", "reads", {"file_id": "target"})
+    reads(f"{gmail}:list_emails", "gmail:read", "lists", {"label": "target"})
+    reads(f"{gmail}:search_emails", "gmail:read", "searches", query)
+    reads(f"{gmail}:read_email", "gmail:read", "reads", email)
+    reads(
+        f"{gmail}:read_email_attachment",
+        "gmail:read",
+        "reads",
+        {"email_id": "target", "attachment": "target"},
+    )
     register(  # one key per recipient (co_google.targets)
-        f"{TOOLS}.gmail:draft_email",
+        f"{gmail}:draft_email",
         risk="send",
         permission="gmail:draft:{to}",
         retries=1,
         resolve="co_google.targets:draft",
+        does="sends",
+        roles={"to": "target", "body": "text", "subject": "text"},
     )
     register(
-        f"{TOOLS}.gmail:label_email",
+        f"{gmail}:label_email",
         risk="write",
         permission="gmail:label",
         resolve="co_google.targets:labels",
+        does="writes",
+        roles={"email_id": "target", "add": "text", "remove": "text"},
     )
-    register(f"{TOOLS}.calendar:list_calendar_events", risk="read", permission="calendar:read")
-    register(f"{TOOLS}.calendar:search_calendar_events", risk="read", permission="calendar:read")
-    register(f"{TOOLS}.calendar:read_calendar_event", risk="read", permission="calendar:read")
-    register(f"{TOOLS}.calendar:free_busy", risk="read", permission="calendar:read")
+    when: dict[str, Role] = {"start": "query", "end": "query", "calendar": "target"}
+    reads(f"{calendar}:list_calendar_events", "calendar:read", "lists", when)
+    reads(
+        f"{calendar}:search_calendar_events",
+        "calendar:read",
+        "searches",
+        {"query": "query", **when},
+    )
+    reads(f"{calendar}:read_calendar_event", "calendar:read", "reads", {"event_id": "target"})
+    reads(
+        f"{calendar}:free_busy",
+        "calendar:read",
+        "reads",
+        {"start": "query", "end": "query", "people": "target"},
+    )
 
 
 @hookimpl

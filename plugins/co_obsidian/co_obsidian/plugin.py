@@ -14,6 +14,7 @@ from co_obsidian.keys import VAULT
 if TYPE_CHECKING:
     from co_core import (
         ResourceRegister,
+        Role,
         Settings,
         SettingsRegister,
         StatusCheckRegister,
@@ -32,23 +33,55 @@ def register_settings(register: SettingsRegister) -> None:
 
 @hookimpl
 def register_tools(register: ToolRegister) -> None:
-    register(f"{_TOOLS}:search_notes", risk="read", permission="obsidian:search:{query}")
-    register(f"{_TOOLS}:list_notes", risk="read", permission="obsidian:list:{folder}")
+    register(
+        f"{_TOOLS}:search_notes",
+        risk="read",
+        permission="obsidian:search:{query}",
+        does="searches",
+        roles={"query": "query"},
+    )
+    register(
+        f"{_TOOLS}:list_notes",
+        risk="read",
+        permission="obsidian:list:{folder}",
+        does="lists",
+        roles={"folder": "target", "tag": "query"},
+    )
     # Keys name the note a call touches (its resolved vault path), however it was typed.
     read, targets = "obsidian:read:{name}", "co_obsidian.targets"
-    register(f"{_TOOLS}:read_note", risk="read", permission=read, resolve=f"{targets}:reading")
-    register(f"{_TOOLS}:note_links", risk="read", permission=read, resolve=f"{targets}:reading")
+    note: dict[str, Role] = {"name": "target"}
+    register(
+        f"{_TOOLS}:read_note",
+        risk="read",
+        permission=read,
+        resolve=f"{targets}:reading",
+        does="reads",
+        roles=note,
+    )
+    register(  # what it gives is a list: the note's links, and the notes linking to it
+        f"{_TOOLS}:note_links",
+        risk="read",
+        permission=read,
+        resolve=f"{targets}:reading",
+        does="lists",
+        roles=note,
+    )
+    written: dict[str, Role] = {"name": "target", "content": "text"}
     register(
         f"{_TOOLS}:create_note",
         risk="write",
         permission="obsidian:write:{name}",
         resolve=f"{targets}:creating",
+        does="writes",
+        roles=written,
     )
     register(
         f"{_TOOLS}:append_to_note",
         risk="write",
         permission="obsidian:write:{name}",
         resolve=f"{targets}:appending",
+        does="writes",
+        roles=written,
     )
 
 

@@ -14,6 +14,7 @@ from co_shell.keys import SANDBOX
 if TYPE_CHECKING:
     from co_core import (
         ResourceRegister,
+        Role,
         Settings,
         SettingsRegister,
         StatusCheckRegister,
@@ -32,36 +33,84 @@ def register_settings(register: SettingsRegister) -> None:
 def register_tools(register: ToolRegister) -> None:
     # Keys name what a call will touch: resolved paths, a hash of the Python that runs, the
     # shell command as Co spells it (and runs it).
-    read, write = "co_shell.targets:reading", "co_shell.targets:writing"
+    read = "co_shell.targets:reading"
     shell, files = "co_shell.shell_tools", "co_shell.file_tools"
     register(
         f"{shell}:run_shell_command",
         risk="exec",
         permission="shell:exec:{cmd}",
         resolve="co_shell.targets:shell",
+        does="runs",
+        roles={"cmd": "text"},
     )
     register(
         f"{shell}:run_python",
         risk="exec",
         permission="python:run:{path}",
         resolve="co_shell.targets:python",
+        does="runs",
+        roles={"code": "text", "path": "target"},
     )
-    register(f"{files}:list_files", risk="read", permission="fs:read:{path}", resolve=read)
-    register(f"{files}:read_file", risk="read", permission="fs:read:{path}", resolve=read)
+    where: dict[str, Role] = {"path": "target"}  # page and flags: options (defaults)
+    register(
+        f"{files}:list_files",
+        risk="read",
+        permission="fs:read:{path}",
+        resolve=read,
+        does="lists",
+        roles=where,
+    )
+    register(
+        f"{files}:read_file",
+        risk="read",
+        permission="fs:read:{path}",
+        resolve=read,
+        does="reads",
+        roles=where,
+    )
     register(
         "co_shell.file_search:search_files",
         risk="read",
         permission="fs:read:{path}",
         resolve=read,
+        does="searches",
+        roles={"query": "query", "path": "target"},
     )
-    register(f"{files}:write_file", risk="write", permission="fs:write:{path}", resolve=write)
-    register(f"{files}:edit_file", risk="write", permission="fs:write:{path}", resolve=write)
+    register_changes(register)
+
+
+# docs: roles
+def register_changes(register: ToolRegister) -> None:
+    """The tools that change files: a file's new content, and the text an edit finds and
+    puts instead, are given whole; a setting's new value may be a word of the sentence."""
+    files, write = "co_shell.file_tools", "co_shell.targets:writing"
+    register(
+        f"{files}:write_file",
+        risk="write",
+        permission="fs:write:{path}",
+        resolve=write,
+        does="writes",
+        roles={"path": "target", "content": "content"},
+    )
+    register(
+        f"{files}:edit_file",
+        risk="write",
+        permission="fs:write:{path}",
+        resolve=write,
+        does="writes",
+        roles={"path": "target", "search": "content", "replace": "content"},
+    )
     register(
         f"{files}:set_file_value",
         risk="write",
         permission="fs:write:{path}",
         resolve="co_shell.targets:setting",
+        does="writes",
+        roles={"path": "target", "key": "target", "value": "text"},
     )
+
+
+# /docs
 
 
 def sandbox_factory(deps: Any) -> Any:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from co_core import (
         ResourceRegister,
+        Role,
         Settings,
         SettingsRegister,
         StatusCheckRegister,
@@ -31,23 +32,41 @@ def register_settings(register: SettingsRegister) -> None:
 
 @hookimpl
 def register_tools(register: ToolRegister) -> None:
-    register("co_slack.tools:list_slack_channels", risk="read", permission="slack:list")
+    tools = "co_slack.tools"
+    register(f"{tools}:list_slack_channels", risk="read", permission="slack:list", does="lists")
     # Keys name a channel as #name and a person as @handle(USER_ID), however they were
     # typed; the tool gets the id (co_slack.targets).
     register(
-        "co_slack.tools:read_slack_channel",
+        f"{tools}:read_slack_channel",
         risk="read",
         permission="slack:read:{channel}",
         resolve="co_slack.targets:read_target",
+        does="reads",
+        roles={"channel": "target"},
     )
     register(
-        "co_slack.tools:post_slack_message",
+        f"{tools}:post_slack_message",
         risk="send",
         permission="slack:post:{channel}",
         resolve="co_slack.targets:post_target",
+        does="sends",
+        roles={"channel": "target", "text": "text"},
     )
-    register("co_slack.tools:find_slack_user", risk="read", permission="slack:users")
-    register("co_slack.tools:search_slack", risk="read", permission="slack:search")
+    query: dict[str, Role] = {"query": "query"}
+    register(
+        f"{tools}:find_slack_user",
+        risk="read",
+        permission="slack:users",
+        does="searches",
+        roles=query,
+    )
+    register(
+        f"{tools}:search_slack",
+        risk="read",
+        permission="slack:search",
+        does="searches",
+        roles=query,
+    )
 
 
 @hookimpl

@@ -5,7 +5,7 @@ wifi password, may answer with something else entirely. Co checks the answer aga
 result line that best matches the question: the answer must repeat one of that line's
 telling words (a word with a digit, or of five letters or more, that the question did not
 already contain). When it does not, Co answers with the lines of the result that match
-the question (co_core.agent.steering.view), which is what a user would have looked for.
+the question (co_core.agent.local.view), which is what a user would have looked for.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from co_core.agent.steering.view import budgeted, line_scores
+from co_core.agent.local.view import budgeted, line_scores
 
 EXCERPT_CHARS = 600  # Co's own answer from a result: the lines that matter, not a dump
 _TOKEN = re.compile(r"[\w][\w.@:/+-]*[\w]|\w", re.UNICODE)

@@ -1,31 +1,25 @@
-"""Which runs of the user's words a forced call may copy into each argument.
+"""Which runs of the user's words a forced call may copy (co_core.steering.values).
 
-When Co makes a small model call a tool (co_core.agent.steering), every argument is copied
-from the user's words (co_core.agent.local.grammar). A tiny model still picks the wrong
-run: the text to write as the note's name, the verb as the content. The words themselves
-say which run is which, in any language Co reads:
+When Co makes a small model call a tool, every argument is copied from the user's words.
+A tiny model still picks the wrong run: the text to write as the note's name, the verb as
+the text. The words themselves say which run is which, in any language Co reads:
 
 - **Literal parts** are text to be used as it is: inside quotes or backticks, or after a
-  colon that introduces it ("with the text: milk, eggs"). A tool's *payload* (its
-  ``content``, ``text``, ``code``, ``cmd``, an edit's ``search`` and ``replace``...) is
-  one whole literal part when the words
-  have any; the tool's other strings (a note's name) are never a piece of one, and only
-  a whole one when there are several ("... to my note 'Inbox'").
+  colon that introduces it ("with the text: milk, eggs"). A tool's ``text`` and
+  ``content`` (its declared roles) are one whole literal part when the words have any;
+  the tool's other strings (a note's name) are never a piece of one, and only a whole one
+  when there are several ("... to my note 'Inbox'").
 - **The tool's own words** say which tool, not what it works on: outside literal parts,
   a name is never copied across the words of the tool's name, description and
-  parameters, a verb that asks for an effect ("create", "add"), a
-  word that introduces a name ("named") or names the payload ("the text", "la ligne"),
-  all read in English ("Notiz", "crée", "nommée", "dem Inhalt" count too).
-- A command (``cmd``) is what the words give for it, optionally followed by one of the
-  file names they give: "Use `wc -l`" on "server.log" is ``wc -l server.log``, "Run
-  sha256sum on blob.txt" is ``sha256sum blob.txt`` (the policy and the user's approval
-  see exactly that command).
+  parameters (or a word standing for one of them: "task" for "todo"), a verb that asks
+  for an effect ("create", "add"), a word that only asks ("please", "need"), or a word
+  that introduces a name ("named") or names a text ("the text", "la ligne"), all read in
+  English ("Notiz", "crée", "nommée", "dem Inhalt" count too).
 - A copied run starts and ends at word edges, never runs across a clause's end ("? ",
-  " : "), never on a small word ("the wifi", not
-  "wifi for the"; "la", "meine", "avec" too), never with the sentence's punctuation.
+  " : "), never on a small word ("the wifi", not "wifi for the"; "la", "meine", "avec"
+  too), never with the sentence's punctuation.
 
-Positions a run may not cover are masked: the grammar and the JSON schema are built over
-the same masked text, so both constraints allow exactly the same runs.
+Positions a run may not cover are masked (:meth:`Source.masked`).
 """
 
 from __future__ import annotations
@@ -36,20 +30,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from co_core.agent.tools.bm25 import FILE_NAME, words
-from co_core.agent.tools.intent import QUOTED, SMALL, VERB_OF
-from co_core.agent.tools.lexicon import NAMING
+from co_core.steering.intent import QUOTED, SMALL, VERB_OF
+from co_core.steering.lexicon import NAMING, REQUEST_WORDS, SYNONYMS
 
 STARTS_AFTER = " \t\n'\"`(:“„«‘"
 ENDS_BEFORE = " \t\n'\"`),:;?!”“»’-"  # "Todo" of "Todo-Notiz"
 TRAILING = ".,:;?!-"  # a copy does not end with the sentence's punctuation, nor a hyphen
-PAYLOAD_KEYS = frozenset(
-    {"content", "text", "body", "message", "code", "cmd", "command", "search", "replace"}
-)
-CODE_KEYS = frozenset({"code"})
-COMMAND_KEYS = frozenset({"cmd", "command"})  # a command may be followed by a file named
-# Words that name a payload rather than give one ("with the text:", "mit dem Inhalt:",
-# "la ligne"), read in English like every word here.
-PAYLOAD_WORDS = PAYLOAD_KEYS | {"line"}
 MASK = "\x00"  # a position no run may cover
 _INTRO_COLON = re.compile(r"\s?:\s+(?=\S)")  # "text: milk", "texte : lait"; not 9:30, not https:
 _CLAUSE_END = re.compile(r"\s?[:;?!](?=\s|$)")  # a value never runs across "? ", " : "
@@ -126,11 +112,12 @@ class Source:
                 chars[found.start() : found.end()] = MASK * (found.end() - found.start())
         for part in self.parts:
             chars[part.outer[0] : part.outer[1]] = MASK * (part.outer[1] - part.outer[0])
-        blocked = set(tool_words) | set(VERB_OF) | NAMING | PAYLOAD_WORDS
+        blocked = set(tool_words) | set(VERB_OF) | NAMING | REQUEST_WORDS
         for token in _TOKEN.finditer(self.text):
             if chars[token.start()] == MASK:
                 continue
-            if any(w in blocked for w in words(token.group(0))):
+            said = words(token.group(0))
+            if any(w in blocked or set(SYNONYMS.get(w, ())) & blocked for w in said):
                 chars[token.start() : token.end()] = MASK * (token.end() - token.start())
         for name in FILE_NAME.finditer(self.text):  # never a piece of a file's name (".ini")
             if MASK in chars[name.start() : name.end()]:
@@ -168,50 +155,6 @@ def edges(text: str) -> tuple[list[int], set[int]]:
     ]
     starts = [i for i in edges_ if not _small((re.match(r"\w+", text[i:]) or [""])[0])]
     return starts or edges_, {j for j in range(1, n + 1) if end(j)}
-
-
-def inner_literal(text: str) -> str:
-    """The GBNF literal of ``text`` as it stands inside a JSON string (escaped)."""
-    return json.dumps(json.dumps(text, ensure_ascii=False)[1:-1], ensure_ascii=False)
-
-
-def copy_rules(
-    text: str, name: str = "copy", *, masked: str | None = None, quoted: bool = True
-) -> dict[str, str]:
-    """GBNF rules whose ``name`` matches a JSON string holding one run of ``text`` that
-    :func:`edges` allows. ``masked`` (the same text with masked positions) narrows them;
-    with no run left, the rule matches nothing a model can write (an empty alternative is
-    never offered: the caller leaves such an argument out or lets the model choose)."""
-    if masked is None:
-        text = copyable(text)
-        masked = text
-    n = len(text)
-    if not n:
-        return {name: "string"}
-    starts, ends = edges(masked)
-    rules: dict[str, str] = {}
-    live: set[int] = set()  # positions from which a run can still end well
-    for i in range(n - 1, -1, -1):
-        if masked[i] == MASK:
-            continue
-        piece = inner_literal(text[i])
-        can_end = i + 1 in ends
-        goes_on = i + 1 in live
-        if can_end and goes_on:
-            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1} | {piece}"
-        elif can_end:
-            rules[f"{name}-{i}"] = piece
-        elif goes_on:
-            rules[f"{name}-{i}"] = f"{piece} {name}-{i + 1}"
-        else:
-            continue
-        live.add(i)
-    first = [i for i in starts if i in live]
-    if not first:
-        return {}
-    body = "( " + " | ".join(f"{name}-{i}" for i in first) + " )"
-    rules[name] = f'"\\"" {body} "\\""' if quoted else body  # quoted: a whole JSON string
-    return rules
 
 
 MAX_SPANS = 500  # copied runs listed in a JSON schema; beyond, any string
@@ -256,18 +199,25 @@ def short_runs(text: str, max_words: int = 6) -> list[str]:
 _EXPRESSION_TOKEN = re.compile(r"[\w.]*[\d+\-*/%^()\[\]<>=][\w.+\-*/%^()\[\]<>=,]*")
 _OPERATOR = re.compile(r"[+\-*/%^()\[\]<>=]")
 _NUMBER_LIKE = re.compile(r"\d+(?:[-./]\d+)+")  # 2024-05-01, 1.2.3, 12/05
+_NAMED_NUMBER = re.compile(r"[A-Za-z]+-\d+")  # SHA-256, UTF-8
 
 
 def expressions(text: str) -> list[str]:
     """The expressions the words write outside quotes: the longest runs of tokens that
-    hold a digit, an operator or a bracket, with an operator or a bracket in them ("7919
-    * 104729", not a lone "7919"; not a date, "2024-05-01", nor a version, "1.2.3")."""
+    hold a digit, an operator or a bracket, with a digit and an operator or a bracket in
+    them ("7919 * 104729", not a lone "7919"; not a date, "2024-05-01", a version,
+    "1.2.3", a name with a number, "SHA-256", nor a flag, "-l")."""
     found: list[str] = []
     run: list[str] = []
 
     def close() -> None:
         expression = " ".join(run)
-        if _OPERATOR.search(expression) and not _NUMBER_LIKE.fullmatch(expression):
+        if (
+            _OPERATOR.search(expression)
+            and any(c.isdigit() for c in expression)
+            and not _NUMBER_LIKE.fullmatch(expression)
+            and not _NAMED_NUMBER.fullmatch(expression)
+        ):
             found.append(expression)
         run.clear()
 
@@ -283,10 +233,50 @@ def expressions(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def payloads(schema: object) -> int:
-    """How many texts a call of a tool with parameters ``schema`` must be given whole (its
-    required payloads: ``edit_file`` two, ``write_file`` one)."""
-    if not isinstance(schema, dict):
-        return 0
-    props, required = schema.get("properties") or {}, set(schema.get("required") or ())
-    return sum(1 for key in props if key in PAYLOAD_KEYS and key in required)
+_PROGRAM = re.compile(r"[A-Za-z][\w.+-]*")  # a program's name, as a command starts
+_FLAG = re.compile(r"--?[A-Za-z0-9][\w=.-]*")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+
+def numbers_in(text: str) -> list[str]:
+    """The numbers written in ``text``, as JSON writes them ("8088", "2.5"; the "05" of
+    "2024-05-01" is 5: JSON has no leading zeros)."""
+    found = (m.group(0).rstrip(".") for m in _NUMBER.finditer(text))
+    return list(dict.fromkeys(json.dumps(float(n) if "." in n else int(n)) for n in found))
+
+
+_LINK = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"`<>]+", re.I)
+
+
+def file_names(source: Source) -> list[str]:
+    """The names of things the words give as such: links, and file names outside literal
+    parts or as a whole literal part ('report.txt'), never one inside a text ("Post 'see
+    report.txt'") nor a piece of a link."""
+    links = [(m.start(), m.end(), m.group(0).rstrip(TRAILING)) for m in _LINK.finditer(source.text)]
+    outside = [
+        n.group(0)
+        for n in FILE_NAME.finditer(source.text)
+        if not any(p.outer[0] <= n.start() < p.outer[1] for p in source.parts)
+        and not any(a <= n.start() < b for a, b, _ in links)
+    ]
+    whole = [t for t in source.literals() if FILE_NAME.fullmatch(t)]
+    return list(dict.fromkeys([link for _, _, link in links] + outside + whole))
+
+
+def commands(masked: str) -> list[str]:
+    """The commands the words write without quotes: each word that may be a program (not
+    masked, not a small word, not a file), alone and with each run of flags after it
+    ("Run sha256sum on blob.txt", "mit sha256sum den Hash": not "sha256sum den Hash")."""
+    tokens = [t.rstrip(TRAILING) for t in masked.split()]
+    found: list[str] = []
+    for i, program in enumerate(tokens):
+        if not _PROGRAM.fullmatch(program) or program.lower() in SMALL:
+            continue
+        if FILE_NAME.fullmatch(program) and not program.endswith((".sh", ".py")):
+            continue  # a file, not a program
+        found.append(program)
+        for flag in tokens[i + 1 :]:
+            if not _FLAG.fullmatch(flag):
+                break
+            found.append(f"{found[-1]} {flag}")
+    return list(dict.fromkeys(found))

@@ -1,7 +1,7 @@
 """What the user's words ask for: the effects they request by an explicit verb, and the words
 that say which tool.
 
-Co may choose a tool for a small model (co_core.agent.steering), but never one that
+Co may choose a tool for a small model (co_core.steering), but never one that
 changes, sends or runs something unless the user asked for that effect in so many words,
 about what that tool handles: "Add '- milk' to my Todo note" asks for a write to a note;
 "What is in sales.csv?" asks for none; "Don't delete anything, just list the files" asks
@@ -10,8 +10,8 @@ write, but not of a file (the verb's clause says nothing of one). Text in quotes
 backticks, file names and links are what the user wants handled, not instructions: a verb
 there asks for nothing ("Search my notes for 'delete'").
 
-The tables are data (:mod:`co_core.agent.tools.lexicon`): English, French, German and
-Spanish verbs and words.
+The tables are data (:mod:`co_core.steering.lexicon`, and other languages' words in
+English in :mod:`co_core.agent.tools.lexicon`): English, French, German and Spanish.
 """
 
 from __future__ import annotations
@@ -21,10 +21,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from co_core.agent.tools.bm25 import FILE_NAME, STOP, query_weights, words
-from co_core.agent.tools.lexicon import (
+from co_core.agent.tools.lexicon import in_english
+from co_core.steering.lexicon import (
+    ACTION_VERBS,
     CLAUSE_BREAKS,
+    COMMAND_WORD,
     EFFECT_VERBS,
+    FILE_WORD,
     IRREGULAR_ING,
+    LIVE_FACTS,
     NEGATIONS,
     NOT_A_REQUEST,
     REQUEST_WORDS,
@@ -33,7 +38,6 @@ from co_core.agent.tools.lexicon import (
     SYNONYMS,
     USE,
     Effect,
-    in_english,
 )
 
 # What the user wants handled rather than done: quoted or backticked text, links, file names.
@@ -49,7 +53,6 @@ SMALL = STOP | SMALL_WORDS  # words that say nothing of what to do ("the", "les"
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CLAUSE = re.compile(r"[.;!?]+(?:\s|$)|\n")
 _QUESTION = re.compile(r"\?")
-FILE_WORD, COMMAND_WORD = "file", "command"  # what a file name and a command stand for
 
 
 def _ing(verb: str) -> str:
@@ -89,17 +92,25 @@ class Intent:
     asked: dict[str, frozenset[str]] = field(default_factory=dict)  # effect -> clause words
     words: tuple[str, ...] = ()
     request: bool = False  # a question, a request word, a verb of an effect, a file named
+    actions: tuple[str, ...] = ()  # what the words ask Co to do in the world ("Turn on ...")
+    facts: tuple[str, ...] = ()  # facts only a live source knows ("weather"), in English
+    question: bool = False  # asked as a question
+    heads: frozenset[str] = frozenset()  # each clause's first word, in English ("stash")
 
     @property
     def effects(self) -> frozenset[str]:
         return frozenset(self.asked)
 
-    def asks(self, effect: str | None, about: Iterable[str] = ()) -> bool:
+    def asks(self, effect: str | None, about: Iterable[str] = (), verb: str = "") -> bool:
         """Do the words ask for ``effect`` (a tool's risk), in a clause that names one of
         ``about`` (the tool's own words) when given? Reading always may; a tool of unknown
-        effect needs a verb of some effect."""
+        effect needs a verb of some effect. The tool's own verb (``verb``: "stash" of
+        ``stash_blurb``), said first in a clause ("Stash 'x' on the top shelf"), asks for
+        what the tool declares it does."""
         if effect == "read":
             return True
+        if verb and verb not in VERB_OF and verb in self.heads:
+            return True  # a verb the tables do not know, said as the tool says it
         # "file" or "note", not the verb itself; running needs no object ("run sha256sum")
         targets = set() if effect == "exec" else set(about) - set(VERB_OF)
         clauses = list(self.asked.values()) if effect is None else [self.asked.get(effect)]
@@ -174,6 +185,38 @@ def asked_effects(text: str) -> dict[str, frozenset[str]]:
     return {effect: frozenset(about) for effect, about in asked.items()}
 
 
+def _acts(text: str) -> tuple[str, ...]:
+    """The clauses that ask Co to act in the world: a verb of :data:`ACTION_VERBS` said as
+    a request (first in its clause, or after words that only ask: "please", "can you"),
+    from that verb on (at most six words). "Whose turn is it" asks for nothing."""
+    found = []
+    for clause in (c for whole in _clauses(instructions(text)) for c in whole.split(",")):
+        tokens = clause.split()
+        plain = [t.lower().strip(".,!?-") for t in tokens]
+        for i, token in enumerate(plain):
+            if in_english(token) not in ACTION_VERBS and token not in ACTION_VERBS:
+                continue
+            if all(
+                w in REQUEST_WORDS or w in SMALL or in_english(w) in REQUEST_WORDS
+                for w in plain[:i]
+            ):
+                found.append(" ".join(tokens[i : i + 6]).strip(".,!?"))
+            break
+    return tuple(found)
+
+
+def _head(clause: str) -> str:
+    """A clause's first word, after the words that only ask ("please", "can you"), in
+    English: the verb of a request said as one."""
+    for token in _TOKEN.findall(clause):
+        word = in_english(token.lower())
+        if word not in REQUEST_WORDS and word not in SMALL:
+            return word
+        if word not in REQUEST_WORDS and word not in ("you", "u"):
+            return ""
+    return ""
+
+
 def _is_request(text: str, said: Iterable[str], asked: dict[str, frozenset[str]]) -> bool:
     if asked or _QUESTION.search(text) or FILE_NAME.search(spoken(text)):
         return True
@@ -197,4 +240,8 @@ def read_intent(text: str) -> Intent:
         query["run"] = max(query.get("run", 0.0), 1.0)  # something is to be run
     if not asked and FILE_NAME.search(spoken(text)):
         query["read"] = max(query.get("read", 0.0), 1.0)  # a file named, nothing asked: read it
-    return Intent(text, query, asked, said, _is_request(text, said, asked))
+    facts = tuple(w for w in said if w in LIVE_FACTS)
+    request = _is_request(text, said, asked)
+    question = bool(_QUESTION.search(text))
+    heads = frozenset(_head(c) for c in _clauses(instructions(text))) - {""}
+    return Intent(text, query, asked, said, request, _acts(text), facts, question, heads)

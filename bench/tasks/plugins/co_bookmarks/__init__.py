@@ -1,0 +1,1 @@
+"""Bookmarks kept in the workspace's bookmarks.json."""

@@ -1,0 +1,1 @@
+"""A todo list kept in the workspace's todos.json."""

@@ -1,0 +1,1 @@
+"""A recipe box kept in the workspace's recipes/ folder."""

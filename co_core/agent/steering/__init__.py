@@ -1,1 +1,0 @@
-"""Co steering a model too small to steer itself: tool choice, constrained calls, answers."""
