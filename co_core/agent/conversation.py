@@ -9,7 +9,7 @@ resource (deps, a local model server, the trace exporter) however it ends. Its
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from co_core.agent.assembly.build import CoAgent
     from co_core.agent.calls import ToolCallRecord
     from co_core.agent.models import ModelChoice, ResolvedModel
+    from co_core.agent.session_files import SessionFiles
     from co_core.kernel.deps import CoDeps
     from co_core.kernel.settings import Settings
     from co_core.sessions.context import ContextKeeper
@@ -56,6 +57,7 @@ class Conversation:
     last_usage: TurnUsage | None = None  # the last turn's usage, for the line after a turn
     model: ResolvedModel | None = None  # started in the background by ``prepare``
     choice: ModelChoice | None = None  # which model, and why (``auto`` decided)
+    files: SessionFiles | None = None  # instruction files, memory, the user's hooks
     _agent: CoAgent | None = None
     _deps: CoDeps | None = None
     _error: BaseException | None = None
@@ -88,6 +90,8 @@ class Conversation:
                 except CoError as exc:  # no model: /help, /tools and the rest still work
                     self._model_failed(exc)
             self._build(settings)
+            if self.files is not None:
+                self.files.started(self.model_label, self.source)
             _freeze_startup_objects()
         except BaseException as exc:  # reported when the first turn needs it
             self._error = exc
@@ -149,6 +153,7 @@ class Conversation:
         from co_core.agent.assembly.sources import session_toolsets
         from co_core.agent.calls.pipeline import CallPipeline
         from co_core.agent.counting import counter_for
+        from co_core.agent.session_files import SessionFiles
         from co_core.policy.engine import PolicyEngine
         from co_core.sessions.context import ContextKeeper
         from co_core.sessions.counting import Counting
@@ -174,15 +179,20 @@ class Conversation:
             self.frontend.warn(notice)
         self._deps.policy, self._deps.warn = engine.allows, self.frontend.warn
         self._deps.policy_version = lambda: engine.version
+        pipeline = CallPipeline(engine, self.frontend)
+        self.files = SessionFiles.open(
+            self.app.cwd, settings, engine, pipeline, self.frontend, self._deps.session_id
+        )
         self._agent = build_agent(
             self.app.host,
             settings,
-            CallPipeline(engine, self.frontend),
+            pipeline,
             # MCP servers start now, in the background, and serve every turn
             toolsets=session_toolsets(self._deps, engine.specs, self.frontend.warn),
             fit=self.context.capability(),
             counting=self.context.counting,
             warn=self.frontend.warn,
+            briefing=self.files.briefing,
         )
 
     def _open_session(self, section: Any, settings: Settings) -> None:
@@ -309,15 +319,42 @@ class Conversation:
     # -- turns --------------------------------------------------------------------------
 
     async def run_turn(
-        self, prompt: str, on_event: Callable[[Any], Awaitable[None]] | None = None
+        self,
+        prompt: str,
+        on_event: Callable[[Any], Awaitable[None]] | None = None,
+        tools: Collection[str] | None = None,
     ) -> TurnResult:
-        """One user turn. On cancel (Ctrl+C) or failure the partial turn is kept, valid."""
+        """One user turn. On cancel (Ctrl+C) or failure the partial turn is kept, valid.
+        ``tools``: the only tools offered in this turn (a user's command says which)."""
+        co = self.ready()
+        model = self.resolved_model()
+        if self.files is not None:
+            prompt = await self.files.prompted(prompt)  # PromptDenied: nothing is sent
+        co.toolbox.only = frozenset(tools) if tools is not None else None
+        try:
+            result = await self._run_turn(co, model, prompt, on_event)
+        except BaseException as exc:
+            if self.files is not None:
+                status = "cancelled" if not isinstance(exc, Exception) else "error"
+                await self.files.ended(status, "", len(co.calls.records))
+            raise
+        finally:
+            co.toolbox.only = None
+        if self.files is not None:
+            await self.files.ended("ok", result.output, len(result.calls))
+        return result
+
+    async def _run_turn(
+        self,
+        co: CoAgent,
+        model: ResolvedModel,
+        prompt: str,
+        on_event: Callable[[Any], Awaitable[None]] | None,
+    ) -> TurnResult:
         import asyncio
 
         from co_core import telemetry
 
-        co = self.ready()
-        model = self.resolved_model()
         deps = self.deps
         deps.changes.next_turn()
         co.calls.new_turn()

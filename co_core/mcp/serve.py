@@ -93,7 +93,7 @@ async def call(
         return False, str(record.result), None
     if not pipeline.resolve(record, args, deps):
         return False, str(record.result), None
-    if not pipeline.decide(record).allowed:  # headless: nobody to ask, so it is denied
+    if not (await pipeline.decide(record)).allowed:  # headless: nobody to ask, so it is denied
         await pipeline.settle([record])
         return False, str(record.result), None
 

@@ -129,13 +129,15 @@ def build_agent(
     fit: AbstractCapability[Any] | None = None,
     counting: Counting | None = None,
     warn: Callable[[str], None] = lambda message: None,
+    briefing: Callable[[RunContext[CoDeps]], str] | None = None,
 ) -> CoAgent:
     """The agent for a session; the model is given per run (``/model`` swaps it).
 
     ``toolsets`` are the session's other tool sources (co_core.agent.assembly.sources),
     whose tools join the policy's specs when listed; ``fit`` shapes each request to the
     model's context window (co_core.sessions), counting with ``counting``, which the
-    tool budget shares.
+    tool budget shares; ``briefing`` is what the model is told of the user and the
+    project before each request (co_core.agent.briefing: instruction files, memory).
     """
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
     core = settings.core
@@ -168,7 +170,11 @@ def build_agent(
         None,
         name="co",
         deps_type=CoDeps,
-        instructions=[base_prompt, plugin_instructions(host, settings)],
+        instructions=[
+            base_prompt,
+            plugin_instructions(host, settings),
+            *([briefing] if briefing is not None else []),
+        ],
         tools=tools,
         toolsets=list(toolsets),
         retries={"tools": core.retries, "output": core.retries},
