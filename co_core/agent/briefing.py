@@ -12,6 +12,7 @@ it, so that a long ``AGENTS.md`` cannot fill a 2,048-token window by itself.
 from __future__ import annotations
 
 import threading
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,3 +73,20 @@ class Briefing:
         out = [(f"{f.path}{' (cut)' if f.cut else ''}", f.text) for f in self.instructions.files]
         out += [(f"{f.path} (memory)", f.text) for f in self.memory.files if f.text.strip()]
         return out
+
+    async def context_lines(
+        self, count: Callable[[Sequence[str]], Awaitable[list[int]]]
+    ) -> list[str]:
+        """``/context``'s lines: each file the model reads, with its tokens (``count``: the
+        fitting's counter), and what was left out."""
+        parts = self.parts()
+        if not parts:
+            return ["instructions: none (AGENTS.md here or in the config folder; /init drafts one)"]
+        tokens = await count([text for _, text in parts])
+        lines = ["instructions and memory (part of the system prompt):"]
+        lines += [f"  {n:>7,} tokens  {label}" for (label, _), n in zip(parts, tokens, strict=True)]
+        lines += [
+            f"  left out: {path} (over instructions.max_bytes)"
+            for path in self.instructions.left_out
+        ]
+        return lines

@@ -440,6 +440,15 @@ class Conversation:
         if answered and answered[-1] >= len(self.history):  # the model said something new
             self.history = patch_dangling(live[: answered[-1] + 2], note, notes)
 
+    def add_note(self, text: str) -> None:
+        """What the user did between turns (``!cmd`` and its output), for the model to read
+        with the next turn: kept in the history and in the saved session."""
+        from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+        self.ready()
+        self.history = [*self.history, ModelRequest(parts=[UserPromptPart(text)])]
+        self._save(None)
+
     def clear(self) -> None:
         self.history = []
 
