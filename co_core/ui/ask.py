@@ -106,17 +106,15 @@ def run_ask(
         except ValueError as exc:
             _err(f"error: --model {model!r}: {exc}")
             return USAGE_ERROR
+    frontend = AskFrontend(quiet=as_json or stream_json, download=download_model)
     events: StreamEvents | None = None
-    frontend: AskFrontend
     if stream_json:  # one JSON line per thing that happens (co_core.ui.stream)
         from co_core.ui.stream import StreamEvents
 
-        frontend = events = StreamEvents(download=download_model)
-    else:
-        frontend = AskFrontend(quiet=as_json, download=download_model)
+        events = StreamEvents(frontend)
     conversation = Conversation(
         app,
-        frontend=frontend,
+        frontend=events or frontend,
         model_spec=model,
         base_url=base_url,
         yolo=yolo,

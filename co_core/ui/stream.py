@@ -27,24 +27,27 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
-
-from co_core.ui.ask import AskFrontend
 
 if TYPE_CHECKING:
     from co_core.agent.calls import ToolCallRecord
     from co_core.agent.calls.record import Event
     from co_core.agent.conversation import Conversation
+    from co_core.agent.frontend import Answer, Frontend
+    from co_core.agent.local.pull import DownloadOffer
 
 VERSION = 1  # docs/stream-json.schema.json
 
 
-class StreamEvents(AskFrontend):
-    """``co ask``'s frontend, saying each thing as one JSON line (and nothing on stderr
-    but Co's own warnings)."""
+class StreamEvents:
+    """``co ask``'s frontend (``base``, which never asks) saying each call as JSON lines
+    instead of lines on stderr; stderr keeps only Co's own warnings."""
 
-    def __init__(self, out: TextIO | None = None, download: bool = False) -> None:
-        super().__init__(quiet=True, download=download)
+    def __init__(self, base: Frontend, out: TextIO | None = None) -> None:
+        self.base = base
+        self.interactive = base.interactive
         self.out = out if out is not None else sys.stdout
         self.ended = False
         self._lock = threading.Lock()
@@ -56,6 +59,21 @@ class StreamEvents(AskFrontend):
                 return
             self.out.write(line + "\n")
             self.out.flush()
+
+    async def approve(self, record: ToolCallRecord) -> Answer:
+        return await self.base.approve(record)
+
+    async def announce(self, records: Sequence[ToolCallRecord]) -> None:
+        await self.base.announce(records)
+
+    def warn(self, message: str) -> None:
+        self.base.warn(message)
+
+    def notice(self, message: str) -> None:
+        self.base.notice(message)
+
+    def offer_download(self, offer: DownloadOffer) -> Path | None:
+        return self.base.offer_download(offer)
 
     # -- the frontend --------------------------------------------------------------------
 
