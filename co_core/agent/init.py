@@ -39,6 +39,8 @@ MANIFESTS = (
 )
 READMES = ("README.md", "README.rst", "README.txt", "README", "CONTRIBUTING.md")
 LISTED = 120  # files named in the request
+# ``git ls-files`` runs nothing a repository's config names but an fsmonitor: turned off
+SAFE_GIT = ("-c", "core.fsmonitor=false")
 MANIFEST_LINES = 60
 README_LINES = 40
 
@@ -64,7 +66,7 @@ def files(workspace: Path) -> list[str]:
     """The project's files as git knows them (ignored ones left out), else a short walk."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+            ["git", *SAFE_GIT, "ls-files", "--cached", "--others", "--exclude-standard"],
             cwd=workspace,
             capture_output=True,
             text=True,

@@ -3,7 +3,9 @@ folders, one path segment at a time, as a shell completes them.
 
 What git ignores is left out (``git ls-files --cached --others --exclude-standard``: git
 itself says what is ignored, every ``.gitignore``, ``.git/info/exclude`` and the global
-excludes file included); outside a git repository, hidden files and folders are left out.
+excludes file included; run with ``core.fsmonitor`` off, so a repository's own config
+cannot make Tab start a program); outside a git repository, or one git will not read
+(owned by someone else), hidden files and folders are left out.
 The listing is kept for a few seconds, so typing stays quick in a large tree, and a
 failure to list never gets in the way of typing.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
+from co_core.agent.init import SAFE_GIT
 from co_core.agent.mentions import MENTION
 
 KEEP = 5.0  # seconds a listing is reused
@@ -30,7 +33,7 @@ def listing(root: Path) -> list[str]:
     """The workspace's files, relative, ``/``-separated, ignored ones left out."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            ["git", *SAFE_GIT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             cwd=root,
             capture_output=True,
             timeout=5,
