@@ -231,3 +231,38 @@ def test_no_tool_for_a_job_says_so(tmp_path: Path) -> None:
     with use_plugin(object(), name="nothing", cwd=tmp_path) as app:
         with pytest.raises(NoTool, match="no installed tool runs shell commands"):
             choose(app.host.tools(), "run")
+
+
+# -- listing the workspace for Tab ------------------------------------------------------
+
+
+def test_listing_files_starts_no_program_a_repository_names(tmp_path: Path) -> None:
+    """A repository's ``core.fsmonitor`` is a program git runs on ``ls-files``: plain git
+    runs it (the check can fail), Co's listing does not."""
+    import subprocess
+
+    from co_core.kernel.gitfiles import workspace_files
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "a.txt").write_text("a")
+    (repo / "skip.log").write_text("b")
+    (repo / ".gitignore").write_text("*.log\n")
+    subprocess.run(["git", "-C", str(repo), "add", "a.txt"], check=True)
+    marker = tmp_path / "ran"
+    hook = tmp_path / "fsmonitor.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    hook.chmod(0o755)
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", str(hook)], check=True)
+    assert workspace_files(repo) == [".gitignore", "a.txt"]
+    assert not marker.exists()
+    subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True)
+    assert marker.exists()  # what the listing kept from running
+
+
+def test_completion_offers_one_segment_at_a_time() -> None:
+    from co_core.ui.completion import entries
+
+    files = ["README.md", "src/main.py", "src/lib/util.py", "tests/test_x.py"]
+    assert entries(files, "") == ["README.md", "src/", "tests/"]
+    assert entries(files, "src/") == ["src/lib/", "src/main.py"]

@@ -11,11 +11,11 @@ by ``/undo``. An ``AGENTS.md`` that exists is never overwritten by ``/init``.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from co_core.agent.instructions import NAME
+from co_core.kernel.gitfiles import workspace_files
 from co_core.kernel.userfiles import read_text
 
 if TYPE_CHECKING:
@@ -39,8 +39,6 @@ MANIFESTS = (
 )
 READMES = ("README.md", "README.rst", "README.txt", "README", "CONTRIBUTING.md")
 LISTED = 120  # files named in the request
-# ``git ls-files`` runs nothing a repository's config names but an fsmonitor: turned off
-SAFE_GIT = ("-c", "core.fsmonitor=false")
 MANIFEST_LINES = 60
 README_LINES = 40
 
@@ -63,29 +61,8 @@ def exists(workspace: Path) -> Path | None:
 
 
 def files(workspace: Path) -> list[str]:
-    """The project's files as git knows them (ignored ones left out), else a short walk."""
-    try:
-        out = subprocess.run(
-            ["git", *SAFE_GIT, "ls-files", "--cached", "--others", "--exclude-standard"],
-            cwd=workspace,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.splitlines()
-        return sorted(out)
-    except (OSError, subprocess.SubprocessError):
-        pass
-    found: list[str] = []
-    for path in sorted(workspace.rglob("*")):
-        relative = path.relative_to(workspace)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if path.is_file():
-            found.append(str(relative))
-        if len(found) >= 2000:
-            break
-    return found
+    """The project's files as git knows them (ignored ones left out)."""
+    return workspace_files(workspace, limit=2000)
 
 
 def _head(path: Path, lines: int) -> str | None:

@@ -1,18 +1,13 @@
 """Tab completion of ``@path`` at the ``co chat`` prompt: the workspace's files and
 folders, one path segment at a time, as a shell completes them.
 
-What git ignores is left out (``git ls-files --cached --others --exclude-standard``: git
-itself says what is ignored, every ``.gitignore``, ``.git/info/exclude`` and the global
-excludes file included; run with ``core.fsmonitor`` off, so a repository's own config
-cannot make Tab start a program); outside a git repository, or one git will not read
-(owned by someone else), hidden files and folders are left out.
+What git ignores is left out (co_core.kernel.gitfiles: git itself says what it ignores).
 The listing is kept for a few seconds, so typing stays quick in a large tree, and a
 failure to list never gets in the way of typing.
 """
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -21,37 +16,11 @@ from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
-from co_core.agent.init import SAFE_GIT
 from co_core.agent.mentions import MENTION
+from co_core.kernel.gitfiles import workspace_files
 
 KEEP = 5.0  # seconds a listing is reused
-WALK_LIMIT = 20_000  # entries read from a folder tree that is not a git repository
 SHOWN = 200  # completions offered at once
-
-
-def listing(root: Path) -> list[str]:
-    """The workspace's files, relative, ``/``-separated, ignored ones left out."""
-    try:
-        out = subprocess.run(
-            ["git", *SAFE_GIT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            timeout=5,
-            check=True,
-        ).stdout
-        return [p for p in out.decode("utf-8", "replace").split("\0") if p]
-    except (OSError, subprocess.SubprocessError):
-        pass
-    found: list[str] = []
-    for path in root.rglob("*"):
-        relative = path.relative_to(root)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if not path.is_dir():
-            found.append(relative.as_posix())
-        if len(found) >= WALK_LIMIT:
-            break
-    return found
 
 
 def entries(files: list[str], folder: str) -> list[str]:
@@ -80,7 +49,7 @@ class MentionCompleter(Completer):
         with self._lock:
             if time.monotonic() - self._at > KEEP:
                 try:
-                    self._files = listing(self.root)
+                    self._files = workspace_files(self.root)
                 except Exception:  # completion must never break typing
                     self._files = []
                 self._at = time.monotonic()
