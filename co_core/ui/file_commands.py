@@ -35,6 +35,7 @@ class TurnRequest:
     tools: tuple[str, ...] | None = None
     then: Callable[[TurnResult], Awaitable[str | None]] | None = None
     notes: list[str] = field(default_factory=list)  # said before the turn starts
+    mentions: bool = True  # ``@path`` in the text is read in (not in /init's file list)
 
 
 def audit(conversation: Conversation, event: str, fields: dict[str, Any]) -> None:
@@ -120,7 +121,9 @@ def init(conversation: Conversation, arg: str) -> str | TurnRequest:
         return f"Not written: {done.text}"
 
     request = drafting.request(workspace)
-    return TurnRequest(request, tools=(), then=then, notes=["Drafting AGENTS.md from the project…"])
+    return TurnRequest(
+        request, (), then, notes=["Drafting AGENTS.md from the project…"], mentions=False
+    )
 
 
 # -- the user's own commands --------------------------------------------------------------

@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from co_core.agent.calls import ToolCallRecord
     from co_core.agent.conversation import TurnResult
     from co_core.agent.local.pull import DownloadOffer
-    from co_core.agent.mentions import Mention
     from co_core.agent.models import ResolvedModel
     from co_core.agent.typed import Done
     from co_core.kernel.hookspecs import SlashHandler
@@ -569,7 +568,7 @@ class Repl:
             return
         for note in asked.notes:
             self._plain([note], "dim")
-        result = await self.turn(asked.text, tools=asked.tools)
+        result = await self.turn(asked.text, tools=asked.tools, mentions=asked.mentions)
         if result is not None and asked.then is not None:
             try:
                 said = await asked.then(result)
@@ -856,14 +855,16 @@ class Repl:
 
     # -- the loop ------------------------------------------------------------------------
 
-    async def turn(self, text: str, tools: Sequence[str] | None = None) -> TurnResult | None:
+    async def turn(
+        self, text: str, tools: Sequence[str] | None = None, mentions: bool = True
+    ) -> TurnResult | None:
         """One turn; its result, or None when it failed or was cancelled (said here)."""
         from co_core.ui.failures import describe
 
         loop = asyncio.get_running_loop()
         self.view = TurnView(self.console)
         self.view.start()
-        task = asyncio.ensure_future(self._run(text, tools))
+        task = asyncio.ensure_future(self._run(text, tools, mentions))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         result: TurnResult | None = None
         try:
@@ -884,11 +885,14 @@ class Repl:
             self.view = None
         return result
 
-    async def _run(self, text: str, tools: Sequence[str] | None = None) -> TurnResult:
+    async def _run(
+        self, text: str, tools: Sequence[str] | None = None, mentions: bool = True
+    ) -> TurnResult:
         from co_core.agent.mentions import expand
 
         await asyncio.to_thread(self.conversation.ready)
-        text = await expand(self.conversation, text, self._mentioned)  # @path: the file's text
+        if mentions:  # @path: the file's text joins the message
+            text = await expand(self.conversation, text)
         await asyncio.to_thread(self.conversation.resolved_model)
         assert self.view is not None
         result = await self.conversation.run_turn(text, self.view.on_event, tools)
@@ -904,12 +908,6 @@ class Repl:
                 self.view.pending.append((self.conversation.note, "dim"))
             self.view.flush()
         return result
-
-    def _mentioned(self, mention: Mention, done: Done) -> None:
-        """One line per ``@path`` read into the message."""
-        if self.view is not None and done.ok:
-            size = len(done.text)
-            self.view._line(f"@ {mention.path}: {done.tool}, {size:,} characters", "dim")
 
     def _start_once(
         self,
