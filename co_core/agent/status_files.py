@@ -52,4 +52,4 @@ def hooks_check() -> CheckResult:
     if not hooks:
         return off("none")
     listed = [f"{h.event}: {h.command} ({h.origin})" for h in hooks]
-    return warn("run on this machine, not sandboxed: " + "; ".join(listed))
+    return ok("run on this machine, not sandboxed: " + "; ".join(listed))
