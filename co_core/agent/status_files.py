@@ -24,12 +24,19 @@ def memory_check(settings: Any) -> CheckResult:
 
     section = settings.find(MemorySettings)
     memory = load_memory(Path.cwd(), section.max_bytes if section is not None else 16384)
-    shown = [f"{f.path} ({f.scope}, {len(f.text.splitlines())} lines)" for f in memory.files]
+    shown = [f"{f.path} ({f.scope}, {_lines(f.text)} lines)" for f in memory.files]
     if memory.notices:
         return warn("; ".join([*shown, *memory.notices]))
     if not shown:
         return off(f"none yet ({user_file()}; /memory add TEXT)")
     return ok("; ".join(shown))
+
+
+def _lines(text: str) -> int:
+    """Remembered lines: the file's lines without the header Co writes into a new one."""
+    from co_core.agent.memory import HEADER
+
+    return len([line for line in text.removeprefix(HEADER).splitlines() if line.strip()])
 
 
 def commands_check() -> CheckResult:

@@ -6,7 +6,8 @@ each type are stable and described by docs/stream-json.schema.json (its ``versio
 goes up only when a field changes meaning or goes away; new fields may be added):
 
 - ``start``: ``version``, ``session_id``, ``model``, ``cwd``;
-- ``text``: ``text``, a piece of the answer as the model streams it;
+- ``text``: ``text``, a piece of the model's answer as it streams (a tiny model Co steers
+  may be answered by Co instead, from a call's result: ``end.output`` is the answer);
 - ``tool_call``: ``call_id``, ``tool``, ``plugin``, ``arguments`` (as the model wrote them);
 - ``decision``: ``call_id``, ``tool``, ``permission``, ``effect`` (``allow``, ``deny``,
   ``ask``, ``ask_once``), ``source``, ``reason``, ``arguments`` (resolved);
