@@ -98,6 +98,8 @@ def test_before_tool_gets_the_call_and_can_deny_it(ws: Path, tmp_path: Path) -> 
     decision = audit_entries(session, event="decision")[0]
     assert (decision["effect"], decision["source"]) == ("deny", "hook")
     assert [e["hook_event"] for e in audit_entries(session, event="hook")] == ["before_tool"]
+    shown = run_co("audit", "--session", session, env={"COLUMNS": "250"}).stdout
+    assert "no deleting on Fridays" in shown and "(before_tool)" in shown  # co audit says it
 
 
 def test_exit_2_denies_with_stderr_as_the_reason(ws: Path) -> None:
