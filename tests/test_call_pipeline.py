@@ -203,7 +203,7 @@ def test_only_an_allowed_or_approved_call_runs(tmp_path: Path) -> None:
 
         record = pipeline.open("c1", "deletes", {"path": "a.txt"})
         assert pipeline.resolve(record, {"path": "a.txt"}, deps)
-        assert pipeline.decide(record).effect == "ask"
+        assert asyncio.run(pipeline.decide(record)).effect == "ask"
         with pytest.raises(StageError, match="may not run: decided"):
             asyncio.run(pipeline.execute(record, run))
         deps.close()

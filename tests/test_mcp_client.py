@@ -31,7 +31,8 @@ def test_time_server_tools_are_listed_and_called_when_a_rule_allows(
         rules=[{"match": "mcp:time:*", "effect": "allow"}],
     )
     turn = run_turn(app, tmp_path, [("time_get_current_time", {"timezone": "Asia/Tokyo"})])
-    assert turn.tools_seen == ["time_convert_time", "time_get_current_time"]
+    mcp = [name for name in turn.tools_seen if name.startswith("time_")]  # besides Co's own
+    assert mcp == ["time_convert_time", "time_get_current_time"]
     assert "Asia/Tokyo" in turn.results[0] and "day_of_week" in turn.results[0]
     assert turn.output.startswith("results: ") and "Asia/Tokyo" in turn.output
     decision = [e for e in audit_lines(paths.data_dir()) if e["event"] == "decision"][0]

@@ -73,9 +73,15 @@ def test_all_ready_tools_are_sent_when_they_fit_the_budget(tmp_path: Path) -> No
     with office_and_mail({"mail": {"token": "t"}}, cwd=tmp_path) as app:
         run_turn(app, "Say hi", script)
     assert set(sent[0]) == {
-        "read_file", "list_files", "search_notes", "run_command", "broken",
-        "list_emails", "draft_email",
-    }  # fmt: skip
+        "read_file",
+        "list_files",
+        "search_notes",
+        "run_command",
+        "broken",
+        "list_emails",
+        "draft_email",
+        "remember",
+    }  # fmt: skip  (remember: Co's own, co_core.agent.memory)
     assert "find_tools" not in sent[0]  # nothing to find: everything is there
 
 
@@ -173,7 +179,7 @@ def test_slash_context_shows_the_budget_and_what_was_sent(tmp_path: Path) -> Non
             shown = asyncio.run(repl._context(""))
         finally:
             conversation.close()
-    assert "tools: 1 of 7 sent and find_tools, " in shown
+    assert "tools: 1 of 8 sent and find_tools, " in shown
     assert "of 120 tokens of budget (ranked against your words; tool_budget setting)" in shown
     assert "sent: read_file, find_tools" in shown
 
@@ -197,7 +203,7 @@ def test_slash_context_names_the_plugins_not_offered(tmp_path: Path) -> None:
             shown = asyncio.run(repl._context(""))
         finally:
             conversation.close()
-    assert "tools: 5 of 5 sent, " in shown and "(all fit; tool_budget setting)" in shown
+    assert "tools: 6 of 6 sent, " in shown and "(all fit; tool_budget setting)" in shown
     assert "  not offered: mail: Mail is not signed in: run `co mail login`" in shown
 
 

@@ -9,7 +9,7 @@ resource (deps, a local model server, the trace exporter) however it ends. Its
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from co_core.agent.assembly.build import CoAgent
     from co_core.agent.calls import ToolCallRecord
     from co_core.agent.models import ModelChoice, ResolvedModel
+    from co_core.agent.session_files import SessionFiles
     from co_core.kernel.deps import CoDeps
     from co_core.kernel.settings import Settings
     from co_core.sessions.context import ContextKeeper
@@ -57,6 +58,7 @@ class Conversation:
     last_usage: TurnUsage | None = None  # the last turn's usage, for the line after a turn
     model: ResolvedModel | None = None  # started in the background by ``prepare``
     choice: ModelChoice | None = None  # which model, and why (``auto`` decided)
+    files: SessionFiles | None = None  # instruction files, memory, the user's hooks
     _agent: CoAgent | None = None
     _deps: CoDeps | None = None
     _error: BaseException | None = None
@@ -91,6 +93,8 @@ class Conversation:
                 except CoError as exc:  # no model: /help, /tools and the rest still work
                     self._model_failed(exc)
             self._build(settings)
+            if self.files is not None:
+                self.files.started(self.model_label, self.source)
             _freeze_startup_objects()
         except BaseException as exc:  # reported when the first turn needs it
             self._error = exc
@@ -165,6 +169,7 @@ class Conversation:
         from co_core.agent.assembly.steering import session_steering
         from co_core.agent.calls.pipeline import CallPipeline
         from co_core.agent.counting import counter_for
+        from co_core.agent.session_files import SessionFiles
         from co_core.policy.engine import PolicyEngine
         from co_core.sessions.context import ContextKeeper
         from co_core.sessions.counting import Counting
@@ -193,16 +198,21 @@ class Conversation:
             self.frontend.warn(notice)
         self._deps.policy, self._deps.warn = engine.allows, self.frontend.warn
         self._deps.policy_version = lambda: engine.version
+        pipeline = CallPipeline(engine, self.frontend)
+        self.files = SessionFiles.open(
+            self.app.cwd, settings, engine, pipeline, self.frontend, self._deps.session_id
+        )
         self._agent = build_agent(
             self.app.host,
             settings,
-            CallPipeline(engine, self.frontend),
+            pipeline,
             # MCP servers start now, in the background, and serve every turn
             toolsets=session_toolsets(self._deps, engine.specs, self.frontend.warn),
             fit=self.context.capability(),
             counting=self.context.counting,
             steering=session_steering(self._deps),
             warn=self.frontend.warn,
+            briefing=self.files.briefing,
         )
 
     def _open_session(self, section: Any, settings: Settings) -> None:
@@ -331,15 +341,42 @@ class Conversation:
     # -- turns --------------------------------------------------------------------------
 
     async def run_turn(
-        self, prompt: str, on_event: Callable[[Any], Awaitable[None]] | None = None
+        self,
+        prompt: str,
+        on_event: Callable[[Any], Awaitable[None]] | None = None,
+        tools: Collection[str] | None = None,
     ) -> TurnResult:
-        """One user turn. On cancel (Ctrl+C) or failure the partial turn is kept, valid."""
+        """One user turn. On cancel (Ctrl+C) or failure the partial turn is kept, valid.
+        ``tools``: the only tools offered in this turn (a user's command says which)."""
+        co = self.ready()
+        model = self.resolved_model()
+        if self.files is not None:
+            prompt = await self.files.prompted(prompt)  # PromptDenied: nothing is sent
+        co.toolbox.only = frozenset(tools) if tools is not None else None
+        try:
+            result = await self._run_turn(co, model, prompt, on_event)
+        except BaseException as exc:
+            if self.files is not None:
+                status = "cancelled" if not isinstance(exc, Exception) else "error"
+                await self.files.ended(status, "", len(co.calls.records))
+            raise
+        finally:
+            co.toolbox.only = None
+        if self.files is not None:
+            await self.files.ended("ok", result.output, len(result.calls))
+        return result
+
+    async def _run_turn(
+        self,
+        co: CoAgent,
+        model: ResolvedModel,
+        prompt: str,
+        on_event: Callable[[Any], Awaitable[None]] | None,
+    ) -> TurnResult:
         import asyncio
 
         from co_core import telemetry
 
-        co = self.ready()
-        model = self.resolved_model()
         deps = self.deps
         deps.changes.next_turn()
         co.calls.new_turn()
@@ -456,6 +493,15 @@ class Conversation:
         ]
         if answered and answered[-1] >= len(self.history):  # the model said something new
             self.history = patch_dangling(live[: answered[-1] + 2], note, notes)
+
+    def add_note(self, text: str) -> None:
+        """What the user did between turns (``!cmd`` and its output), for the model to read
+        with the next turn: kept in the history and in the saved session."""
+        from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+        self.ready()
+        self.history = [*self.history, ModelRequest(parts=[UserPromptPart(text)])]
+        self._save(None)
 
     def clear(self) -> None:
         self.history = []

@@ -28,12 +28,13 @@ NO_TERMINAL = (
 @dataclass(frozen=True)
 class Answer:
     """The user's answer to an approval prompt; ``scope`` is what a yes covers. ``by`` is
-    "grant" when the user's yes "for the session" to an earlier call answered this one."""
+    "grant" when the user's yes "for the session" to an earlier call answered this one,
+    "typed" when the user made the call himself (``!cmd``, ``@path``: no question, no grant)."""
 
     approved: bool
     reason: str = ""
     scope: Scope = "once"
-    by: Literal["user", "grant"] = "user"
+    by: Literal["user", "grant", "typed"] = "user"
 
 
 class Frontend(Protocol):

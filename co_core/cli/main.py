@@ -114,6 +114,14 @@ def ask_command(
             "--json", help="Print one JSON object: output, tool_calls, usage, model, session_id."
         ),
     ] = False,
+    stream_json: Annotated[
+        bool,
+        typer.Option(
+            "--stream-json",
+            help="Print one JSON object a line as things happen: start, text, tool_call, "
+            "decision, result, usage, error, end (docs/stream-json.schema.json).",
+        ),
+    ] = False,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     yolo: YoloOption = False,
@@ -142,12 +150,16 @@ def ask_command(
     """
     from co_core.ui.ask import read_prompt, run_ask
 
+    if as_json and stream_json:
+        print("co: error: --json and --stream-json: choose one", file=sys.stderr)
+        raise typer.Exit(2)
     text = read_prompt(prompt or [])
     raise typer.Exit(
         run_ask(
             running_app(ctx),
             text,
             as_json=as_json,
+            stream_json=stream_json,
             model=model,
             base_url=base_url,
             yolo=yolo,

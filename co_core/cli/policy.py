@@ -257,6 +257,19 @@ def register(app: typer.Typer) -> None:
 
     app.add_typer(policy_app, name="policy")
 
+    # the audit lines of the user's files: (outcome, detail) for the table
+    SAID: dict[str, Any] = {
+        "hook": lambda e: (
+            e.get("decision") or ("failed" if e.get("failed") else "ran"),
+            f"{e.get('hook')} ({e.get('hook_event')})"
+            + (f": {e['reason']}" if e.get("reason") else ""),
+        ),
+        "instructions": lambda e: ("read", ", ".join([*e.get("files", []), *e.get("memory", [])])),
+        "command": lambda e: (f"/{e.get('command')}", e.get("file")),
+        "memory": lambda e: (e.get("action"), e.get("line") or e.get("path")),
+        "init": lambda e: ("written" if e.get("written") else "not written", e.get("path")),
+    }
+
     @app.command("audit")
     def audit(
         tool: Annotated[str | None, typer.Option("--tool", help="Only this tool.")] = None,
@@ -299,6 +312,8 @@ def register(app: typer.Typer) -> None:
                 detail = f"{e.get('duration_ms')} ms" + (
                     f": {e['error']}" if e.get("error") else ""
                 )
+            elif e.get("event") in SAID:  # what the user's files did (docs/policy.md)
+                outcome, detail = SAID[str(e.get("event"))](e)
             rows.append(
                 [
                     str(e.get("time", ""))[:19].replace("T", " "),

@@ -310,7 +310,7 @@ class PluginHost:
             registries: dict[str, ToolRegistry] = {}
 
             def make(plugin: str) -> ToolRegistry:
-                return registries.setdefault(plugin, ToolRegistry(plugin))
+                return registries.setdefault(plugin, ToolRegistry(self.label(plugin)))
 
             self.collect("register_tools", make)
             specs: list[ToolSpec] = []

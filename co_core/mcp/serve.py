@@ -98,7 +98,7 @@ async def call(
         return False, str(record.result), None
     if not resolved:
         return False, str(record.result), None
-    if not pipeline.decide(record).allowed:  # headless: nobody to ask, so it is denied
+    if not (await pipeline.decide(record)).allowed:  # headless: nobody to ask, so it is denied
         await pipeline.settle([record])
         return False, str(record.result), None
 

@@ -25,6 +25,7 @@ from co_core.ui.signals import Ending
 
 if TYPE_CHECKING:
     from co_core.agent.local.pull import DownloadOffer
+    from co_core.ui.stream import StreamEvents
 
 OK, RUNTIME_ERROR, USAGE_ERROR, DENIED = 0, 1, 2, 3
 
@@ -91,6 +92,7 @@ def run_ask(
     approve: tuple[str, ...] = (),
     trace_content: bool = False,
     download_model: bool = False,
+    stream_json: bool = False,
 ) -> int:
     if not prompt.strip():
         _err("error: nothing to ask: give a prompt as an argument or on stdin")
@@ -106,10 +108,15 @@ def run_ask(
         except ValueError as exc:
             _err(f"error: --model {model!r}: {exc}")
             return USAGE_ERROR
-    frontend = AskFrontend(quiet=as_json, download=download_model)
+    frontend = AskFrontend(quiet=as_json or stream_json, download=download_model)
+    events: StreamEvents | None = None
+    if stream_json:  # one JSON line per thing that happens (co_core.ui.stream)
+        from co_core.ui.stream import StreamEvents
+
+        events = StreamEvents(frontend)
     conversation = Conversation(
         app,
-        frontend=frontend,
+        frontend=events or frontend,
         model_spec=model,
         base_url=base_url,
         yolo=yolo,
@@ -124,26 +131,39 @@ def run_ask(
         conversation.abort()
 
     with Ending(abort) as ending:
+        code = 130
         try:
-            return asyncio.run(ending.run(_ask(conversation, prompt, as_json)))
+            code = asyncio.run(ending.run(_ask(conversation, prompt, as_json, events)))
+            return code
         except (KeyboardInterrupt, asyncio.CancelledError):
             if ending.signum is not None:
-                return ending.code
+                code = ending.code
+                return code
             _err("interrupted")
             return 130
         finally:
             for problem in conversation.close():
                 _err(f"warning: {problem}")
+            if events is not None:
+                events.finish(code, session=_session_id(conversation))  # once: the last line
 
 
-async def _ask(conversation: Conversation, prompt: str, as_json: bool) -> int:
+async def _ask(
+    conversation: Conversation, prompt: str, as_json: bool, events: StreamEvents | None = None
+) -> int:
     await asyncio.to_thread(conversation.prepare)
     try:
         await asyncio.to_thread(conversation.ready)
+        if events is not None:
+            events.started(conversation)
         await asyncio.to_thread(conversation.resolved_model)
-        result = await conversation.run_turn(prompt)
+        result = await conversation.run_turn(prompt, events.on_event if events else None)
     except Exception as exc:
         failure = describe(exc, conversation.model_label, conversation.model_object)
+        code = USAGE_ERROR if isinstance(exc, SettingsError) else RUNTIME_ERROR
+        if events is not None:
+            events.emit("error", message=failure.message, hint=failure.hint)
+            events.finish(code, session=_session_id(conversation))
         if as_json:
             data: dict[str, Any] = {
                 "error": failure.message,
@@ -156,7 +176,11 @@ async def _ask(conversation: Conversation, prompt: str, as_json: bool) -> int:
         _err(f"error: {failure}")
         return USAGE_ERROR if isinstance(exc, SettingsError) else RUNTIME_ERROR
     denied = [record for record in result.calls if record.status == "denied"]
-    if as_json:
+    if events is not None:
+        events.emit("usage", **result.usage)
+        code = DENIED if denied else OK
+        events.finish(code, result.output, len(denied), _session_id(conversation))
+    elif as_json:
         data = {
             "output": result.output,
             "tool_calls": [record.as_dict() for record in result.calls],

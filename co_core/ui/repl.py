@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.completion import Completer, Completion, merge_completers
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
 
@@ -37,6 +37,7 @@ from co_core.kernel import paths
 from co_core.kernel.app import App, raw_core
 from co_core.kernel.errors import CoError, SettingsError, print_warning
 from co_core.ui.answer import Outputs
+from co_core.ui.completion import MentionCompleter
 from co_core.ui.history import MaskedFileHistory
 from co_core.ui.render import call_line, output_text, result_lines, shown_args, visible
 from co_core.ui.signals import CtrlC, Ending
@@ -46,8 +47,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from co_core.agent.calls import ToolCallRecord
+    from co_core.agent.conversation import TurnResult
     from co_core.agent.local.pull import DownloadOffer
     from co_core.agent.models import ResolvedModel
+    from co_core.agent.typed import Done
     from co_core.kernel.hookspecs import SlashHandler
     from co_core.sessions.context import ContextKeeper
 
@@ -62,6 +65,7 @@ class Slash:
     help: str
     run: Callable[[str], Any]
     plugin: str = "core"
+    turn: bool = False  # ``run`` returns a TurnRequest (co_core.ui.file_commands) or text
 
 
 class SlashCompleter(Completer):
@@ -301,10 +305,13 @@ class Repl:
         self.app = app
         self.conversation = Conversation(app, frontend=self, **options)
         self._console = console
+        self.notes: list[str] = []  # said under the banner (ignored command files)
         self.commands = self._commands()
         self.prompt: PromptSession[str] = PromptSession(
             history=_history(),
-            completer=SlashCompleter(self.commands, self._session_ids),
+            completer=merge_completers(
+                [SlashCompleter(self.commands, self._session_ids), MentionCompleter(app.cwd)]
+            ),
             complete_while_typing=True,
             key_bindings=key_bindings(),
             multiline=False,
@@ -320,7 +327,7 @@ class Repl:
         self.ctrl_c = CtrlC()  # where Ctrl+C goes while no prompt reads the keyboard
         self.typeahead = TypeAhead()  # keys typed while Co is busy, for the next prompt
         self.offered: dict[str, Path | CoError | None] = {}  # downloads asked about
-        self.turn_task: asyncio.Task[None] | None = None  # the running turn, Ctrl+C cancels it
+        self.turn_task: asyncio.Future[Any] | None = None  # the running turn, Ctrl+C cancels it
         self.downloading: threading.Event | None = None  # set it to stop the download
 
     @property
@@ -348,6 +355,10 @@ class Repl:
             "compact": Slash("compact", "summarise older turns to free context", self._compact),
             "sessions": Slash("sessions", "earlier sessions in this folder", self._sessions),
             "resume": Slash("resume", "continue a saved session: /resume ID", self._resume),
+            "memory": Slash("memory", "show memory; /memory add TEXT, /memory edit", self._memory),
+            "init": Slash(
+                "init", "draft this folder's AGENTS.md (asks before writing)", self._init, turn=True
+            ),
             "exit": Slash("exit", "leave Co", lambda arg: None),
         }
         for name, entry in self.app.host.named("register_slash_commands", "slash command").items():
@@ -360,7 +371,41 @@ class Repl:
                 partial(self._plugin_slash, entry.value),
                 entry.plugin,
             )
+        self._own_commands(commands)
         return commands
+
+    def _own_commands(self, commands: dict[str, Slash]) -> None:
+        """The user's and a trusted project's command files (co_core.agent.commands)."""
+        from co_core.agent.commands import load_commands
+
+        try:
+            found = load_commands(self.app.cwd)
+        except OSError as exc:  # an unreadable folder: one line, the chat goes on
+            self.notes.append(f"command files not read: {exc}")
+            return
+        self.notes += found.notices
+        for name, command in found.found.items():
+            if name in commands:
+                self.notes.append(f"{command.path}: skipped: /{name} is a command already")
+                continue
+            commands[name] = Slash(
+                name, command.help, partial(self._own, command), command.scope, turn=True
+            )
+
+    def _own(self, command: Any, arg: str) -> Any:
+        from co_core.ui.file_commands import own
+
+        return own(self.conversation, command, arg)
+
+    def _memory(self, arg: str) -> str:
+        from co_core.ui.file_commands import memory
+
+        return memory(self.conversation, arg)
+
+    def _init(self, arg: str) -> Any:
+        from co_core.ui.file_commands import init
+
+        return init(self.conversation, arg)
 
     def _plugin_slash(self, handler: SlashHandler, arg: str) -> Any:
         return handler(arg, self.conversation.deps)
@@ -412,7 +457,12 @@ class Repl:
 
         async def shown() -> str:  # counted on the loop: the tokenizer may be a server away
             text = await keeper.context_text(self.conversation.history, model)
-            return f"{text}\n{co.toolbox.describe(await keeper.carried(model))}"
+            text = f"{text}\n{co.toolbox.describe(await keeper.carried(model))}"
+            files = self.conversation.files
+            if files is None:
+                return text
+            counter = keeper.counting.counter(model)
+            return "\n".join([text, *await files.briefing.context_lines(counter.count)])
 
         return shown()
 
@@ -513,6 +563,9 @@ class Repl:
         if command is None:
             self.error(f"unknown command /{name}", "/help lists them")
             return
+        if command.turn:
+            await self._slash_turn(command, arg)
+            return
         task = asyncio.ensure_future(self._slash_result(command, arg))
         try:
             with self.ctrl_c.to(task.cancel):  # Ctrl+C: back to the prompt
@@ -530,6 +583,63 @@ class Repl:
         if out:
             shown = visible(out) if isinstance(out, str) else out
             self.console.print(shown, markup=False, highlight=False, soft_wrap=True)
+
+    async def _slash_turn(self, command: Slash, arg: str) -> None:
+        """A slash command that asks the model: its words run as a turn."""
+        from co_core.ui.failures import describe
+        from co_core.ui.file_commands import TurnRequest
+
+        try:
+            asked = await asyncio.to_thread(command.run, arg)
+        except Exception as exc:
+            self.error(str(describe(exc, self.conversation.model_label, None)))
+            return
+        if not isinstance(asked, TurnRequest):
+            if asked:
+                self.console.print(asked, markup=False, highlight=False, soft_wrap=True)
+            return
+        for note in asked.notes:
+            self._plain([note], "dim")
+        result = await self.turn(asked.text, tools=asked.tools, mentions=asked.mentions)
+        if result is not None and asked.then is not None:
+            try:
+                said = await asked.then(result)
+            except Exception as exc:
+                self.error(str(describe(exc, self.conversation.model_label, None)))
+                return
+            if said:
+                self.console.print(said, markup=False, highlight=False, soft_wrap=True)
+
+    async def bang(self, command: str) -> None:
+        """``!cmd``: run it in the sandbox, unasked (the user typed it); show its output."""
+        from co_core.ui.bang import run
+        from co_core.ui.failures import describe
+
+        if not command:
+            self.error("nothing to run", "!ls runs ls in the workspace's sandbox")
+            return
+        task = asyncio.ensure_future(self._bang(command, run))
+        try:
+            with self.ctrl_c.to(task.cancel):  # Ctrl+C: the command is killed
+                done = await task
+        except asyncio.CancelledError:
+            self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
+            return
+        except Exception as exc:
+            self.error(str(describe(exc, self.conversation.model_label, None)))
+            return
+        style = "" if done.ok else "yellow"
+        self._plain(
+            [visible(line) for line in (done.text.rstrip() or "(no output)").splitlines()], style
+        )
+        if not done.ok and done.status != "retry":
+            self._plain([f"not run ({done.status})"], "yellow")
+
+    async def _bang(self, command: str, run: Any) -> Done:
+        await asyncio.to_thread(self.conversation.ready)
+        self._plain(["$ " + visible(command, one_line=True)], "cyan")
+        result: Done = await run(self.conversation, command)
+        return result
 
     @staticmethod
     async def _slash_result(command: Slash, arg: str) -> Any:
@@ -814,20 +924,25 @@ class Repl:
             lines.append([("fg:ansibrightblack", "starting the local model in the background…")])
         if resumed:
             lines.append([("", resumed)])
+        lines += [[("fg:ansiyellow", note)] for note in self.notes]
         for line in lines:
             print_formatted_text(FormattedText(line))
 
     # -- the loop ------------------------------------------------------------------------
 
-    async def turn(self, text: str) -> None:
+    async def turn(
+        self, text: str, tools: Sequence[str] | None = None, mentions: bool = True
+    ) -> TurnResult | None:
+        """One turn; its result, or None when it failed or was cancelled (said here)."""
         from co_core.ui.failures import describe
 
         self.view = TurnView(self.console)
         self.view.start()
-        self.turn_task = task = asyncio.ensure_future(self._run(text))
+        self.turn_task = task = asyncio.ensure_future(self._run(text, tools, mentions))
+        result: TurnResult | None = None
         try:
             with self.ctrl_c.to(task.cancel), self.typeahead.quiet():
-                await task
+                result = await task
         except asyncio.CancelledError:
             self.view.stop()
             self.console.print("[yellow]Cancelled.[/yellow]", markup=True)
@@ -842,12 +957,19 @@ class Repl:
                 self.view.stop()
                 self.last_results = self.view.results
             self.view = None
+        return result
 
-    async def _run(self, text: str) -> None:
+    async def _run(
+        self, text: str, tools: Sequence[str] | None = None, mentions: bool = True
+    ) -> TurnResult:
+        from co_core.agent.mentions import expand
+
         await asyncio.to_thread(self.conversation.ready)
+        if mentions:  # @path: the file's text joins the message
+            text = await expand(self.conversation, text)
         await asyncio.to_thread(self.conversation.resolved_model)
         assert self.view is not None
-        result = await self.conversation.run_turn(text, self.view.on_event)
+        result = await self.conversation.run_turn(text, self.view.on_event, tools)
         if result.output.strip() and result.output.strip() not in self.view.seen:
             # An answer Co gave in the model's place (a small model's that the result did
             # not bear out): it replaces what the model streamed, still on screen unprinted,
@@ -862,6 +984,7 @@ class Repl:
             if self.conversation.note:
                 self.view.pending.append((self.conversation.note, "dim"))
             self.view.flush()
+        return result
 
     def _start_once(
         self,
@@ -905,6 +1028,9 @@ class Repl:
                 return
             if text.startswith("/"):
                 await self.slash(text)
+                continue
+            if text.startswith("!"):
+                await self.bang(text[1:].strip())
                 continue
             await self.turn(text)
 

@@ -139,6 +139,7 @@ def build_agent(
     counting: Counting | None = None,
     steering: Steering | None = None,
     warn: Callable[[str], None] = lambda message: None,
+    briefing: Callable[[RunContext[CoDeps]], str] | None = None,
 ) -> CoAgent:
     """The agent for a session; the model is given per run (``/model`` swaps it).
 
@@ -146,7 +147,8 @@ def build_agent(
     whose tools join the policy's specs when listed; ``fit`` shapes each request to the
     model's context window (co_core.sessions), counting with ``counting``, which the
     tool budget shares; ``steering`` (co_core.agent.assembly.steering) guides the models
-    too small to guide themselves.
+    too small to guide themselves; ``briefing`` is what the model is told of the user and
+    the project before each request (co_core.agent.briefing: instruction files, memory).
     """
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")  # Co draws its own screen
     core = settings.core
@@ -180,7 +182,11 @@ def build_agent(
         None,
         name="co",
         deps_type=CoDeps,
-        instructions=[base_prompt, plugin_instructions(host, settings)],
+        instructions=[
+            base_prompt,
+            plugin_instructions(host, settings),
+            *([briefing] if briefing is not None else []),
+        ],
         tools=tools,
         toolsets=list(toolsets),
         retries={"tools": core.retries, "output": core.retries},

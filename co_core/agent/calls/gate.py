@@ -111,7 +111,7 @@ class PolicyGate(AbstractCapability[CoDeps]):
         elif record.stage == "seen":
             if not pipeline.resolve(record, args, ctx.deps):
                 raise ModelRetry(str(record.result))
-            if not pipeline.decide(record).allowed:
+            if not (await pipeline.decide(record)).allowed:
                 raise ApprovalRequired()
         return await pipeline.execute(record, handler)
 

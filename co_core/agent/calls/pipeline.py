@@ -11,7 +11,9 @@ every call through the same steps, each taken once:
 - **resolved**: to what it will really touch (the tool's resolver): the canonical
   arguments the tool will run with, and the permission keys the policy decides on. A
   call that cannot be made as asked ends as ``retry`` with the reason.
-- **decided**: the policy engine's decision on exactly that, kept unchanged.
+- **decided**: the policy engine's decision on exactly that, kept unchanged unless a
+  reviewer (the user's ``before_tool`` hooks, co_core.agent.user_hooks) makes it
+  stricter; nothing a reviewer says can loosen it.
 - **asked / answered**: a call that needs approval is asked about (the frontend); the
   answer is remembered (grants). A "no", a policy's deny, or nobody to ask: ``denied``.
 - **running**: :meth:`CallPipeline.execute` runs the tool with the canonical arguments.
@@ -34,7 +36,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from co_core.agent.calls.record import (
     RAN,
@@ -69,6 +71,16 @@ class Asked:
     tool: str
     args: Mapping[str, Any]
     from_text: bool = False  # written as text, recovered as a call
+class Reviewer(Protocol):
+    """Hears a call as it is decided, and after it ran (the user's hooks)."""
+
+    async def before(self, record: ToolCallRecord, decision: Decision) -> Decision | None:
+        """A stricter decision for the call, or None; a looser one is ignored."""
+        ...
+
+    async def after(self, record: ToolCallRecord) -> None:
+        """The call ran and ended (``record.status``)."""
+        ...
 
 
 @dataclass
@@ -86,6 +98,7 @@ class CallPipeline:
     records: dict[str, ToolCallRecord] = field(default_factory=dict)
     listeners: list[Listener] = field(default_factory=list)
     guard: LoopGuard | None = None  # judges each call opened or resolved (and each response)
+    reviewers: list[Reviewer] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         from co_core.agent.calls.listeners import AuditTrail, trace
@@ -184,9 +197,13 @@ class CallPipeline:
         self._judge(record)
         return True
 
-    def decide(self, record: ToolCallRecord) -> Decision:
-        """The policy's decision on the resolved call; in the audit trail before it runs."""
-        decision = record.decision = self.engine.decide(record.call)
+    async def decide(self, record: ToolCallRecord) -> Decision:
+        """The policy's decision on the resolved call, made stricter by a reviewer that
+        says so (never looser); in the audit trail before it runs."""
+        decision = self.engine.decide(record.call)
+        for reviewer in self.reviewers:
+            decision = stricter(decision, await reviewer.before(record, decision))
+        record.decision = decision
         self._move(record, "decided")
         return decision
 
@@ -276,9 +293,16 @@ class CallPipeline:
             ended = outcome(error)
             if ended is not None:
                 self.end(record, *ended)
+                if ended[0] != "interrupted":
+                    await self._reviewed(record)
             raise
         self.end(record, "ok", result)
+        await self._reviewed(record)
         return result
+
+    async def _reviewed(self, record: ToolCallRecord) -> None:
+        for reviewer in self.reviewers:
+            await reviewer.after(record)
 
     def end(
         self, record: ToolCallRecord, status: Ending, result: Any = None, *, excused: bool = False
@@ -366,3 +390,10 @@ def _permit(record: ToolCallRecord) -> Permit:
     if decision is None:
         return Permit("none")
     return Permit(decision.source, decision.rule, decision.read_only)
+def stricter(decided: Decision, proposed: Decision | None) -> Decision:
+    """``proposed`` when it is more restrictive than ``decided``, else ``decided``."""
+    from co_core.policy.rules import restrictiveness
+
+    if proposed is None or restrictiveness(proposed.effect) <= restrictiveness(decided.effect):
+        return decided
+    return proposed

@@ -162,6 +162,7 @@ class Toolbox(AbstractCapability[CoDeps]):
     pinned: Callable[[str], Iterable[str]] | None = field(default=None, repr=False)
     admits: Callable[[Any, str, str], bool] | None = field(default=None, repr=False)
     last: Selection | None = None
+    only: frozenset[str] | None = None  # this turn's tools, when a user's command names them
     _indexes: dict[tuple[str, ...], BM25] = field(default_factory=dict, repr=False)
     _all: MutableMapping[str, ToolDefinition] = field(default_factory=dict, repr=False)
     counting: Counting = field(default_factory=Counting)  # shared with fitting and /context
@@ -242,6 +243,8 @@ class Toolbox(AbstractCapability[CoDeps]):
     ) -> list[ToolDefinition]:
         for tool_def in tool_defs:
             self._all[tool_def.name] = tool_def
+        if self.only is not None:
+            tool_defs = [d for d in tool_defs if d.name in self.only]
         # A steered model does not search for tools (Co picks them: co_core.steering), and
         # gets only the tools the steering admits.
         small = getattr(ctx.model, "co_small", False)
