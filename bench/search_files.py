@@ -6,7 +6,9 @@
 commands and editors), so its cost grows with the workspace. Each row times it for a word
 in one file and for a word in every file, against ``rg -l -i`` for the same word (the
 least rg has to do), best of three, and prints the ratio. The tool stops reading at 5,000
-files (``MAX_FILES``) and says so.
+files (``MAX_FILES``), 64 MB or 10 s and says so. The last rows are one 400 KB file
+searched for the most words a query may have (``MAX_TERMS``), and for 2,000 words (once
+35 s; now refused at once, naming the limit).
 """
 
 from __future__ import annotations
@@ -69,6 +71,34 @@ def main() -> None:
             deps.close()
         finally:
             shutil.rmtree(root, ignore_errors=True)
+    big_file()
+
+
+def big_file() -> None:
+    from co_shell.file_search import MAX_TERMS, search_files
+    from pydantic_ai import ModelRetry
+
+    root = Path(tempfile.mkdtemp(prefix="co-search-bench-"))
+    try:
+        rng = random.Random(400)
+        lines = [" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(5_500)]
+        (root / "big.txt").write_text("\n".join(lines) + "\n")
+        size = (root / "big.txt").stat().st_size
+        deps = make_deps({}, workspace=root)
+        ctx = SimpleNamespace(deps=deps)
+        for count in (MAX_TERMS, 2_000):
+            query = " ".join(f"{rng.choice(WORDS)}{i}" for i in range(count))
+
+            def run(q: str = query) -> None:
+                try:
+                    search_files(ctx, q)
+                except ModelRetry:
+                    pass  # refused: more words than a query may have
+
+            print(f"1 file of {size // 1000} KB, {count:,} words: {best(run) * 1000:.0f} ms")
+        deps.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from co_core.kernel.status import CheckResult, fail, off, ok, warn
     from co_core.kernel.tool_context import ModelRetry, ToolContext
     from co_core.kernel.tools import CallRefused, Resolved, Resolver, Risk, ToolCall, ToolSpec
+    from co_core.kernel.visible import escaped, on_screen, unseen
     from co_core.policy.shell import canonical_shell_command
     from co_core.telemetry.spans import span
     from co_core.undo.state import MAX_KEPT_BYTES
@@ -82,6 +83,7 @@ _WHERE = {
         "ToolCall",
         "ToolSpec",
     ),
+    "co_core.kernel.visible": ("escaped", "on_screen", "unseen"),
     "co_core.policy.shell": ("canonical_shell_command",),
     "co_core.telemetry.spans": ("span",),
     "co_core.undo.state": ("MAX_KEPT_BYTES",),
@@ -125,13 +127,16 @@ __all__ = [
     "current_app",
     "data_dir",
     "ensure_dir",
+    "escaped",
     "fail",
     "hookimpl",
     "off",
     "ok",
+    "on_screen",
     "open_dir_nofollow",
     "setting",
     "span",
+    "unseen",
     "warn",
     "write_private",
 ]

@@ -63,6 +63,15 @@ def _outside(args: Mapping[str, object], deps: CoDeps) -> Resolved:
     raise CallRefused(f"{args['path']} is outside the workspace")
 
 
+def _swapped(args: Mapping[str, object], deps: CoDeps) -> Resolved:
+    raise NotADirectoryError(20, "Not a directory")  # a folder became a symlink meanwhile
+
+
+def races(ctx: RunContext[CoDeps], path: str) -> str:
+    """Never gets to run either."""
+    return "ran"
+
+
 def deletes(ctx: RunContext[CoDeps], path: str) -> str:
     """Deletes (needs approval)."""
     return "deleted"
@@ -75,6 +84,7 @@ class Failing:
             register(tool, risk="read", permission=f"fail:{tool.__name__}:{{what}}")
         register(counts, risk="read", permission="fail:counts")
         register(refused, risk="read", permission="fail:read:{path}", resolve=_outside)
+        register(races, risk="read", permission="fail:race:{path}", resolve=_swapped)
         register(deletes, risk="write", permission="fail:delete:{path}")
 
 
@@ -85,6 +95,7 @@ CASES = [
     ("too_slow", {"what": "x"}),
     ("counts", {"n": "not a number"}),
     ("refused", {"path": "../etc/passwd"}),
+    ("races", {"path": "d/f.txt"}),
     ("deletes", {"path": "a.txt"}),
 ]
 
@@ -152,6 +163,10 @@ def test_each_way_of_failing_has_its_status(tmp_path: Path) -> None:
             "integer",
         ),
         "refused": ("retry", "../etc/passwd is outside the workspace"),
+        "races": (
+            "retry",
+            "what this call names changed while Co was resolving it (not a directory); call again",
+        ),
         "deletes": (
             "denied",
             fates["deletes"].result,  # the headless denial, naming the flag that allows it
@@ -159,7 +174,7 @@ def test_each_way_of_failing_has_its_status(tmp_path: Path) -> None:
     }
     assert "--approve fail:delete:a.txt" in str(fates["deletes"].result)
     executions = [e["status"] for e in audit_entries("served", event="execution")]
-    assert executions == ["retry", "error", "error", "timed out", "retry", "retry"]  # not denied
+    assert executions == ["retry", "error", "error", "timed out", "retry", "retry", "retry"]
 
 
 def test_a_record_moves_only_forward_through_its_stages() -> None:

@@ -163,11 +163,12 @@ def test_a_newline_is_seen_and_the_key_spells_it(co_dirs: Path, tmp_path: Path) 
     decision = engine.decide(the_call)
     assert decision.effect == "ask"
     assert decision.pending == ("shell:exec:rm -rf build",)
-    # a command that is not fixed keeps its own spelling, and is asked about whole
+    # a command that is not fixed keeps its own spelling, and is asked about whole: its
+    # key writes the newline out, so it is never the one-line `ls rm -rf $HOME`
     the_call = call(engine, "run_shell", cmd="ls\nrm -rf $HOME")
     decision = engine.decide(the_call)
     assert (decision.effect, decision.source) == ("ask", "shell-parser")
-    assert decision.pending == ("shell:exec:ls rm -rf $HOME",)
+    assert decision.pending == ("shell:exec:ls\\nrm -rf $HOME",)
 
 
 def test_unparsable_command_asks_even_under_a_wide_rule(co_dirs: Path, tmp_path: Path) -> None:

@@ -76,7 +76,7 @@ def test_escape_sequences_in_tool_calls_are_shown_not_obeyed(chat, tmp_path: Pat
     seen.append(child.before)
     screen = "".join(seen)
     assert r"text: harmless\x1b]0;pwned\x07\rrm -rf ~" in screen  # the approval prompt
-    assert r"text=harmless\x1b]0;pwned\x07 rm -rf ~)" in screen  # the tool line
+    assert r"text=harmless\x1b]0;pwned\x07\rrm -rf ~)" in screen  # the tool line: the same
     assert "\x1b]0;pwned" not in screen and "\rrm -rf" not in screen
     assert (tmp_path / "t.txt").read_bytes() == b"harmless\x1b]0;pwned\x07\rrm -rf ~"
 

@@ -48,7 +48,8 @@ class Frontend(Protocol):
         ...
 
     def show(self, record: ToolCallRecord) -> None:
-        """A call was seen, or has ended: draw its line."""
+        """A call was resolved (its arguments are those it will run with), or has ended
+        (``record.resolved`` False: it never got that far): draw its line."""
         ...
 
     def warn(self, message: str) -> None:

@@ -160,6 +160,8 @@ class CoDeps:
     def allows(self, key: str) -> bool:
         """Would the user's rules let a read with this permission key happen without
         asking? A search leaves out what they keep from being read (``obsidian:read:...``).
+        Give the key with its value as it is (``f"fs:read:{path}"``): Co writes its unseen
+        characters out as in every key.
 
         Raises :class:`NoPolicy` when no policy decides for these deps: nothing is let
         through by default."""

@@ -13,4 +13,6 @@ def print_warning(message: str) -> None:
     """The one way Co warns on stderr outside the chat screen: ``co: warning: ...``."""
     import sys
 
-    print(f"co: warning: {message}", file=sys.stderr)
+    from co_core.kernel.visible import on_screen
+
+    print(f"co: warning: {on_screen(message)}", file=sys.stderr)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from co_core.kernel.errors import CoError
+from co_core.kernel.visible import key_text
 
 if TYPE_CHECKING:
     from co_core.kernel.deps import CoDeps
@@ -82,7 +83,7 @@ class ToolSpec:
         if self.resolve is not None and deps is not None:
             resolved = _load(self.resolve)(args, deps)
             args, keys = resolved.args, tuple(resolved.keys)
-        keys = keys or (self.permission_key(args),)
+        keys = tuple(key_text(k) for k in keys) or (self.permission_key(args),)
         return ToolCall(self.name, self.plugin, dict(args), " ".join(keys), self.risk, keys)
 
     def fingerprint(self) -> str:
@@ -101,15 +102,14 @@ class _Blank(dict[str, str]):
         return ""
 
 
-def format_permission(template: str, args: Mapping[str, object], *, flatten: bool = True) -> str:
+def format_permission(template: str, args: Mapping[str, object]) -> str:
     """``"fs:write:{path}"`` + ``{"path": "a.txt"}`` -> ``"fs:write:a.txt"``.
 
-    Missing arguments become empty; newlines are flattened so one key is one line, unless
-    ``flatten`` is False (the policy must see a shell command exactly as it will run).
+    Missing arguments become empty. A newline, a tab or any other character a reader
+    cannot see is written as an escape (``echo $HOME\\ntouch X``; see ``visible``): the
+    key is one line and still names exactly one value, and ``key_value`` reads it back.
     """
-    if flatten:
-        args = {k: " ".join(str(v).split("\n")) for k, v in args.items()}
-    return template.format_map(_Blank({k: str(v) for k, v in args.items()}))
+    return key_text(template.format_map(_Blank({k: str(v) for k, v in args.items()})))
 
 
 def _template_fields(template: str) -> list[str]:

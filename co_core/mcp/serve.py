@@ -91,7 +91,12 @@ async def call(
     except ValidationError as invalid:
         pipeline.end(record, *(outcome(invalid) or ("retry", str(invalid))))
         return False, str(record.result), None
-    if not pipeline.resolve(record, args, deps):
+    try:
+        resolved = pipeline.resolve(record, args, deps)
+    except Exception as exc:  # a plugin's resolver failed: one line, never a traceback
+        pipeline.end(record, "error", f"{name}: {type(exc).__name__}: {exc}")
+        return False, str(record.result), None
+    if not resolved:
         return False, str(record.result), None
     if not pipeline.decide(record).allowed:  # headless: nobody to ask, so it is denied
         await pipeline.settle([record])

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from co_core.kernel import trust
-from co_core.kernel.tools import Risk, ToolCall, ToolSpec, format_permission
+from co_core.kernel.tools import Risk, ToolCall, ToolSpec
+from co_core.kernel.visible import key_text, key_value
 from co_core.policy import grants as grant_store
 from co_core.policy.globs import DEFAULT_SHELL_PREFIXES, escape, is_exact, matches, shell_prefix
 from co_core.policy.rules import (
@@ -269,7 +270,9 @@ class PolicyEngine:
 
     def allows(self, key: str, risk: Risk = "read") -> bool:
         """Would a call with this key be allowed without asking? (A search leaves out what
-        the user's rules keep from being read.)"""
+        the user's rules keep from being read.) ``key`` holds its value as it is, a file
+        name with a newline included: it is written out as every key is."""
+        key = key_text(key)
         call = ToolCall("?", "?", {}, key, risk)
         extra = {"default": [self._risk_default(call)]}
         return self.decide_key(key, extra).effect == "allow"
@@ -292,8 +295,6 @@ class PolicyEngine:
             return self._combine(call, [part])
         whole = self.decide_key(key, extra)
         command = self._raw_command(call, prefix)
-        if command is None:
-            return self._not_fixed(call, whole, [], "it has line breaks the permission key hides")
         script = read_script(command)
         decided = [self._decide_part(prefix, part, extra) for part in script.parts]
         problem = script.problem
@@ -310,14 +311,15 @@ class PolicyEngine:
         runs something (``find -delete``, ``git -c``) only if the rule names it: a rule
         still matching with that argument blanked out did not name it."""
         if part.kind == "exec":
-            key = prefix + part.text
+            key = prefix + key_text(part.text)
         else:
-            key = f"{prefix.split(':', 1)[0]}:{part.kind}:{part.text}"
+            key = f"{prefix.split(':', 1)[0]}:{part.kind}:{key_text(part.text)}"
         decided = self.decide_key(key, extra)
         if decided.effect != "allow" or decided.rule.origin == "--yolo":
             return decided
         for finding in part.findings:
-            if matches(decided.rule.match, prefix + part.text_without(finding.word), self.prefixes):
+            without = prefix + key_text(part.text_without(finding.word))
+            if matches(decided.rule.match, without, self.prefixes):
                 why = (
                     f"{part.words[0]}: {finding.why}, and the rule {decided.rule.match!r} "
                     "does not name it"
@@ -378,13 +380,10 @@ class PolicyEngine:
                 )
         return rules
 
-    def _raw_command(self, call: ToolCall, prefix: str) -> str | None:
-        spec = self.specs.get(call.tool)
-        if spec is not None and spec.permission.startswith(prefix):
-            return format_permission(spec.permission, call.args, flatten=False)[len(prefix) :]
-        if any(isinstance(v, str) and ("\n" in v or "\r" in v) for v in call.args.values()):
-            return None  # the key was flattened: we cannot know what would run
-        return call.permission_key[len(prefix) :]
+    @staticmethod
+    def _raw_command(call: ToolCall, prefix: str) -> str:
+        """The command a shell key names, exactly (the key writes unseen characters out)."""
+        return key_value(call.permission_key[len(prefix) :])
 
     def _not_fixed(
         self, call: ToolCall, whole: KeyDecision, parts: list[KeyDecision], why: str
@@ -431,11 +430,12 @@ class PolicyEngine:
         )
 
     def _headless(self, decision: Decision) -> Decision:
-        flags = " ".join(f"--approve {_quote(escape(k))}" for k in decision.pending)
+        flags = " ".join(approve_flag(k) for k in decision.pending)
         message = (
             f"{decision.tool} was not run: {decision.key} needs approval ({decision.reason}) "
-            f"and there is no terminal to ask. To allow it, rerun with {flags}, add a rule "
-            f'{{"match": ..., "effect": "allow"}} to policy.rules in settings.json, or use --yolo.'
+            "and there is no terminal to ask. To allow it, add a rule "
+            '{"match": ..., "effect": "allow"} to policy.rules in settings.json, use --yolo, '
+            f"or rerun with: {flags}"  # last, so nothing sticks to the flags when copied
         )
         return Decision(
             "deny",
@@ -514,7 +514,7 @@ class PolicyEngine:
         shell command is spelled as Co would run it."""
         prefix = shell_prefix(key, self.prefixes)
         if prefix is not None:
-            key = prefix + canonical_shell_command(key[len(prefix) :])
+            key = prefix + key_text(canonical_shell_command(key_value(key[len(prefix) :])))
         found = self.tool_for_key(key)
         spec, args = found if found else (None, {})
         return ToolCall(
@@ -565,7 +565,9 @@ def _risk_rule(risk: str | None) -> Rule:
     )
 
 
-def _quote(text: str) -> str:
+def approve_flag(key: str) -> str:
+    """``--approve 'KEY'``, allowing exactly ``key`` (its wildcards escaped, quoted for a
+    shell): what Co suggests when a call was denied for want of an approval."""
     import shlex
 
-    return shlex.quote(text)
+    return f"--approve {shlex.quote(escape(key))}"

@@ -12,6 +12,7 @@ import string
 from collections.abc import Iterable
 
 from co_core.kernel.tools import ToolSpec
+from co_core.kernel.visible import key_value
 
 
 def template_regex(template: str) -> tuple[re.Pattern[str], int]:
@@ -30,12 +31,14 @@ def template_regex(template: str) -> tuple[re.Pattern[str], int]:
 
 
 def tool_for_key(specs: Iterable[ToolSpec], key: str) -> tuple[ToolSpec, dict[str, str]] | None:
-    """The most specific tool whose template matches ``key``, with the implied arguments."""
+    """The most specific tool whose template matches ``key``, with the implied arguments
+    (as they are: a key's escapes read back)."""
     best: tuple[ToolSpec, dict[str, str]] | None = None
     best_literal = -1
     for spec in specs:
         regex, literal = template_regex(spec.permission)
         found = regex.fullmatch(key)
         if found and literal > best_literal:
-            best, best_literal = (spec, dict(found.groupdict())), literal
+            args = {name: key_value(text) for name, text in found.groupdict().items()}
+            best, best_literal = (spec, args), literal
     return best

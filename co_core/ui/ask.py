@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shlex
 import sys
 import threading
 from pathlib import Path
@@ -21,7 +20,7 @@ from co_core.agent.frontend import NoTerminal
 from co_core.kernel.app import App
 from co_core.kernel.errors import SettingsError
 from co_core.ui.failures import describe
-from co_core.ui.render import call_line, result_line, visible
+from co_core.ui.render import call_line, result_line, shown_args, visible
 from co_core.ui.signals import Ending
 
 if TYPE_CHECKING:
@@ -43,7 +42,9 @@ def read_prompt(words: list[str], stdin: Any = None) -> str:
 
 
 def _err(message: str) -> None:
-    print(f"co: {message}", file=sys.stderr, flush=True)
+    """One line on stderr, as every line from a model, a tool or an MCP server is shown:
+    escape sequences, bidi and zero-width characters written out (``visible``)."""
+    print(f"co: {visible(message)}", file=sys.stderr, flush=True)
 
 
 class AskFrontend(NoTerminal):
@@ -73,9 +74,9 @@ class AskFrontend(NoTerminal):
     def show(self, record: ToolCallRecord) -> None:
         if self.quiet:
             return
-        if not record.ended:
-            _err(f"tool: {call_line(record.tool, dict(record.call.args))}")
-        elif record.status != "interrupted":
+        if not record.ended or not record.resolved:
+            _err(f"tool: {call_line(record.tool, shown_args(record))}")
+        if record.ended and record.status != "interrupted":
             _err(f"  -> {result_line(record.result, record.status)}")
 
 
@@ -163,8 +164,8 @@ async def _ask(conversation: Conversation, prompt: str, as_json: bool) -> int:
             "session_id": _session_id(conversation),
         }
         print(json.dumps(data, default=str))
-    else:
-        print(result.output)
+    else:  # the model's answer: written out on a terminal, as it is for a pipe or a file
+        print(visible(result.output) if sys.stdout.isatty() else result.output)
     if denied:
         _err(denied_line(denied))
         return DENIED
@@ -173,10 +174,12 @@ async def _ask(conversation: Conversation, prompt: str, as_json: bool) -> int:
 
 def denied_line(denied: list[ToolCallRecord]) -> str:
     """``denied: write_file (fs:write:a.txt): rerun with --approve 'fs:write:a.txt' …``"""
+    from co_core.policy.engine import approve_flag
+
     first = denied[0]
     decision = first.decision
     keys = (decision.pending or (decision.key,)) if decision is not None else ()
-    how = " ".join(f"--approve {shlex.quote(k)}" for k in keys if k)
+    how = " ".join(approve_flag(k) for k in keys if k)
     calls = f"{len(denied)} tool calls were denied" if len(denied) > 1 else "a tool call was denied"
     text = f"{calls}: {first.tool} ({first.call.permission_key})"
     if first.answer is None and how:

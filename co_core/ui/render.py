@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import json
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from co_core.kernel.results import ToolResult
+from co_core.kernel.visible import on_screen
 
-# C0 controls but tab and newline, DEL, C1 controls: what a terminal acts on instead of showing
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL_OR_NEWLINE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+if TYPE_CHECKING:
+    from co_core.agent.calls import ToolCallRecord
 
 
 def visible(text: object, *, one_line: bool = False) -> str:
-    """Control characters written out (``\\x1b``, ``\\r``; newlines too if ``one_line``),
-    so text from a tool, a model or a file cannot clear the screen, move the cursor or
-    hide part of a line it is shown on."""
-    text = str(text)
-    pattern = _CONTROL_OR_NEWLINE if one_line else _CONTROL
-    if pattern.search(text) is None:
-        return text
-    return pattern.sub(lambda m: repr(m.group())[1:-1], text)
+    """The one way text from a model, a tool, a file or an MCP server reaches the terminal:
+    control, bidi and zero-width characters written out (``\\x1b``, ``\\u202e``;
+    newlines too if ``one_line``) and look-alike letters in mixed-script names marked
+    (``co_core.kernel.visible``), so such text cannot clear the screen, move the cursor,
+    reorder or hide part of a line, or pass for a name it is not."""
+    return on_screen(text, one_line=one_line)
 
 
 def _short(value: Any, width: int) -> str:
@@ -30,8 +27,17 @@ def _short(value: Any, width: int) -> str:
         text = repr(value)  # as JSON writes it, without the encoder's cost
         return text if len(text) <= width else text[: width - 1] + "…"
     text = value if isinstance(value, str) else json.dumps(value, default=str)
-    text = " ".join(text.split())
+    text = visible(text, one_line=True)  # a newline shows as \n: the line is what runs
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def shown_args(record: ToolCallRecord) -> dict[str, Any]:
+    """The arguments a call's line shows: those the model wrote, with the values the call
+    runs with (resolved: what the approval shows), not the defaults filled in."""
+    args = dict(record.call.args)
+    if not record.written:
+        return args
+    return {name: args[name] for name in record.written if name in args}
 
 
 def call_line(tool: str, args: dict[str, Any], width: int = 60) -> str:

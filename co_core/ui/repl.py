@@ -37,7 +37,7 @@ from co_core.kernel.app import App, raw_core
 from co_core.kernel.errors import CoError, SettingsError, print_warning
 from co_core.ui.answer import Outputs
 from co_core.ui.history import MaskedFileHistory
-from co_core.ui.render import call_line, output_text, result_lines, visible
+from co_core.ui.render import call_line, output_text, result_lines, shown_args, visible
 from co_core.ui.signals import Ending
 
 if TYPE_CHECKING:
@@ -231,15 +231,18 @@ class TurnView:
             self.live.update(self._render())
 
     def show(self, record: ToolCallRecord) -> None:
-        """One line when a call is seen; when it ends, the first lines of its result."""
-        line = "⚙ " + call_line(record.tool, dict(record.call.args))
-        if not record.ended:
+        """One line when a call is resolved (the arguments it runs with, as the approval
+        shows them); when it ends, the first lines of its result (after the call's line, if
+        it ended before it was resolved)."""
+        line = "⚙ " + call_line(record.tool, shown_args(record))
+        if not record.ended or not record.resolved:
             if record.call_id.startswith("text-"):
                 self.text = ""  # the JSON the model wrote was the call itself
             if self.text:
                 self.commit()
             self._line(line, "cyan")
-            return
+            if not record.ended:
+                return
         colour = "dim" if record.status == "ok" else "yellow"
         first, *rest = result_lines(record.result, record.status)
         self._line("  → " + first, colour)
@@ -497,7 +500,8 @@ class Repl:
         finally:
             loop.remove_signal_handler(signal.SIGINT)
         if out:
-            self.console.print(out, markup=False, highlight=False, soft_wrap=True)
+            shown = visible(out) if isinstance(out, str) else out
+            self.console.print(shown, markup=False, highlight=False, soft_wrap=True)
 
     @staticmethod
     async def _slash_result(command: Slash, arg: str) -> Any:
@@ -507,9 +511,9 @@ class Repl:
     # -- output --------------------------------------------------------------------------
 
     def error(self, message: str, hint: str = "") -> None:
-        text = f"[red]error:[/red] {_escape(message)}"
+        text = f"[red]error:[/red] {_escape(visible(message))}"
         if hint:
-            text += f" [dim](hint: {_escape(hint)})[/dim]"
+            text += f" [dim](hint: {_escape(visible(hint))})[/dim]"
         self.console.print(text, markup=True, highlight=False, soft_wrap=True)
 
     # -- approvals -----------------------------------------------------------------------
@@ -523,7 +527,8 @@ class Repl:
     def _plain(self, lines: list[str], style: str = "") -> None:
         from rich.text import Text
 
-        self.console.print(Text("\n".join(lines), style=style), highlight=False, soft_wrap=True)
+        shown = "\n".join(visible(line) for line in lines)
+        self.console.print(Text(shown, style=style), highlight=False, soft_wrap=True)
 
     async def announce(self, records: Sequence[ToolCallRecord]) -> None:
         """Several calls of one model response need approval: list them before asking."""
@@ -621,7 +626,8 @@ class Repl:
 
     def warn(self, message: str) -> None:
         """Warnings from any thread, printed above the prompt line rather than through it."""
-        self._above_prompt(lambda: print_warning(message))
+        shown = visible(message)  # it may quote an MCP server or a plugin
+        self._above_prompt(lambda: print_warning(shown))
 
     def notice(self, message: str) -> None:
         """News from any thread (what ``auto`` chose, the local model loading), dim, above
@@ -629,6 +635,7 @@ class Repl:
         from prompt_toolkit import print_formatted_text
         from prompt_toolkit.formatted_text import FormattedText
 
+        message = visible(message)
         view = self.view
         if view is not None and view.live is not None:
             from rich.text import Text
@@ -877,6 +884,7 @@ def run_chat(
             problems = conversation.close()
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
                 for problem in problems:
-                    repl.console.print(f"[yellow]warning:[/yellow] {_escape(problem)}", markup=True)
+                    problem = _escape(visible(problem))
+                    repl.console.print(f"[yellow]warning:[/yellow] {problem}", markup=True)
                 repl.console.print("Session ended.")
     return ending.code if ending.signum is not None else code

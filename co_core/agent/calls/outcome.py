@@ -87,4 +87,6 @@ def outcome(error: BaseException) -> tuple[Ending, str] | None:
 
 
 def _text(error: Any) -> str:
-    return " ".join(str(error).split())
+    """What the error says, whole: its lines are kept (each place that shows it makes it
+    one line itself), so what masks secrets sees a token split over two lines as one."""
+    return str(error).strip()

@@ -87,7 +87,8 @@ class CallPipeline:
         record = self.records.get(call_id)
         if record is not None:
             return record
-        record = ToolCallRecord(call_id, self.engine.make_call(tool, args), dict(args))
+        call = self.engine.make_call(tool, args)
+        record = ToolCallRecord(call_id, call, dict(args), written=tuple(args))
         self.records[call_id] = record
         self._emit("seen", record)
         if tool not in self.engine.specs:
@@ -102,8 +103,8 @@ class CallPipeline:
         record.asked = dict(args)  # as written, validated (the tool's defaults filled in)
         try:
             record.call = self.engine.make_call(record.tool, args, deps)
-        except CallRefused as refused:
-            self.end(record, "retry", str(refused))
+        except (CallRefused, OSError) as refused:
+            self.end(record, "retry", _refusal(refused))
             return False
         record.resolved = True
         self._move(record, "resolved")
@@ -164,8 +165,8 @@ class CallPipeline:
         approved = record.call
         try:
             again = self.engine.make_call(record.tool, args, deps)
-        except CallRefused as refused:
-            self.end(record, "retry", str(refused))
+        except (CallRefused, OSError) as refused:
+            self.end(record, "retry", _refusal(refused))
             return False
         if (dict(again.args), again.all_keys) != (dict(approved.args), approved.all_keys):
             self.end(
@@ -234,5 +235,18 @@ class CallPipeline:
             listener(event, record)
 
     def _show(self, event: Event, record: ToolCallRecord) -> None:
-        if event == "seen" or event == "ended":
+        """The frontend draws a call once it is resolved, so its line shows the arguments the
+        approval shows and the tool runs with (a model may write ``&#39;`` or ``./x``), and
+        again when it ends; a call that ends before it resolves is drawn as written then."""
+        if event == "resolved" or event == "ended":
             self.frontend.show(record)
+
+
+def _refusal(error: CallRefused | OSError) -> str:
+    """Why a call cannot be made as asked. A resolver that reads the disk can meet a file
+    or folder changing under it (swapped for a symlink, removed): a refusal too, never a
+    crash of the turn or of ``co mcp serve``."""
+    if isinstance(error, CallRefused):
+        return str(error)
+    what = error.strerror or type(error).__name__
+    return f"what this call names changed while Co was resolving it ({what.lower()}); call again"

@@ -61,6 +61,7 @@ class ToolCallRecord:
     result: Any = None  # the tool's return value, or the message the model got instead
     resolved: bool = False  # ``call`` holds the canonical arguments the tool runs with
     excused: bool = False  # failed through no fault of the model (a tool it was not offered)
+    written: tuple[str, ...] = ()  # the names of the arguments the model wrote
     seen_at: float = field(default_factory=time.perf_counter)
     run_at: float | None = None
     duration: float | None = None

@@ -26,6 +26,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from pydantic import field_validator
 
@@ -125,7 +126,7 @@ class LocalServer:
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
-    _log: object = field(default=None, repr=False)
+    _log: threading.Thread | None = field(default=None, repr=False)
     _record: Path | None = field(default=None, repr=False)
     _stopped: threading.Event = field(default_factory=threading.Event, repr=False)
 
@@ -157,12 +158,23 @@ class LocalServer:
         self._stopped.clear()
         self.port = self.port or free_port()
         self.log_path = paths.ensure_dir(paths.data_dir()) / "local-model.log"
-        log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
-        self._log = log
+        log = open(self.log_path, "ab")  # noqa: SIM115 - closed by the pump, at the server's end
         # stdin is the tether: Co keeps the write end open and never writes to it
         self.process = subprocess.Popen(
-            self.command(), stdin=subprocess.PIPE, stdout=log, stderr=log, start_new_session=True
+            self.command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
+        assert self.process.stdout is not None
+        self._log = threading.Thread(
+            target=_copy_masked,
+            args=(self.process.stdout, log),
+            name="local-model-log",
+            daemon=True,
+        )
+        self._log.start()
         with _LIVE_LOCK:
             _LIVE.add(self)
         if _ENDING.is_set():  # stop_all ran while this one was being launched
@@ -236,11 +248,26 @@ class LocalServer:
             self._record.unlink(missing_ok=True)
             self._record = None
         if self._log is not None:
-            self._log.close()  # type: ignore[attr-defined]
+            self._log.join(timeout=5)  # the server's last lines reach the log
             self._log = None
 
     def close(self) -> None:
         self.stop()
+
+
+def _copy_masked(output: IO[bytes], log: IO[bytes]) -> None:
+    """Copy the server's output to its log line by line, secrets masked: llama.cpp prints
+    a grammar it cannot parse, and Co's grammars hold the user's own words."""
+    from co_core.kernel.redact import Redactor
+
+    redactor = Redactor()
+    with output, log:
+        for line in iter(output.readline, b""):
+            try:
+                log.write(redactor.text(line.decode("utf-8", "replace")).encode("utf-8"))
+                log.flush()
+            except (OSError, ValueError):
+                pass  # a full disk loses log lines, never the server (its output drains on)
 
 
 def reap(grace: float = 5.0) -> list[str]:

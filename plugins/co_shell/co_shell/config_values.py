@@ -13,7 +13,15 @@ properties), with the key quoted or not and ``export`` before it (``.env``), or
 
 The new value is written as the old one was: quoted the same way if it was quoted (JSON
 escapes inside double quotes; a value holding ``'`` gets double quotes), bare if it was
-bare; a comment or a JSON comma after it stays.
+bare; a comment or a JSON comma after it stays. In YAML a bare value stays bare only
+when every YAML parser reads it as that text, number or boolean (``8088``, ``true`` where
+a boolean was, ``eu-west-1``); anything else is double-quoted, so the parser reads one
+value (``a: b``, ``yes`` where a string was, ``010``, ``[x]``).
+
+A value is one line of visible text: a line break of any kind (``\n``, ``\r``, and the
+U+0085, U+2028, U+2029, vertical tab and form feed that YAML or Python read as one), a
+control character and a character a reader cannot see (bidi overrides, zero-width
+characters) are refused: they could add a setting nobody approved.
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+
+from co_core import escaped, unseen
 
 _SETTING = re.compile(
     r"""^(?P<lead>\s*(?:export\s+)?)
@@ -67,12 +77,30 @@ def _split_value(rest: str) -> tuple[str, str]:
 
 
 _BARE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")  # JSON/TOML bare
+# What YAML 1.1 and 1.2 parsers (PyYAML, ruamel.yaml) read alike when it stands bare: a
+# decimal without leading zeros, a word starting with a letter (never one of the words
+# YAML 1.1 reads as a boolean or null), and true/false where a boolean was.
+_YAML_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+_YAML_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/]*")
+_YAML_SPECIAL = frozenset("y n yes no on off true false null ~".split())
 
 
-def _written(value: str, old: str, typed: bool = False) -> str:
+def _yaml_bare(value: str, old: str) -> bool:
+    """Whether ``value`` may stand bare in YAML where ``old`` stood bare."""
+    if _YAML_NUMBER.fullmatch(value):
+        return True
+    if value.lower() in _YAML_SPECIAL:
+        return value.lower() in ("true", "false") and old.lower() in ("true", "false")
+    return _YAML_WORD.fullmatch(value) is not None
+
+
+def _written(value: str, old: str, typed: bool = False, yaml: bool = False) -> str:
     """``value`` as the old value was written (quoted the same way, or bare; in a
-    ``typed`` file, JSON or TOML, text is quoted even where a number was)."""
+    ``typed`` file, JSON or TOML, text is quoted even where a number was; in YAML a bare
+    value that a parser could read otherwise is double-quoted)."""
     if typed and not _BARE.fullmatch(value):
+        return json.dumps(value, ensure_ascii=False)
+    if yaml and old[:1] not in ('"', "'") and not _yaml_bare(value, old):
         return json.dumps(value, ensure_ascii=False)
     if old[:1] == '"' and old[-1:] == '"' and len(old) >= 2:
         return json.dumps(value, ensure_ascii=False)
@@ -108,19 +136,32 @@ def find(text: str, key: str) -> int:
     return _one(text.split("\n"), key).index
 
 
-def set_value(text: str, key: str, value: str, *, typed: bool = False) -> Change:
+def set_value(
+    text: str, key: str, value: str, *, typed: bool = False, yaml: bool = False
+) -> Change:
     """``text`` with the setting ``key`` (or ``section.key``) set to ``value``; ``typed``:
-    the file is JSON or TOML, where text must be quoted."""
-    if "\n" in value or "\r" in value:
-        raise NotSet("the value must be one line")
+    the file is JSON or TOML, where text must be quoted; ``yaml``: a YAML file."""
+    _check_one_line(value)
     lines = text.split("\n")
     one = _one(lines, key)
     line, match = lines[one.index], one.match
     old, after = _split_value(match.group("rest"))
-    lines[one.index] = (
-        line[: match.start("rest")] + _written(value, old, typed) + after + match.group("end")
-    )
+    written = _written(value, old, typed, yaml)
+    lines[one.index] = line[: match.start("rest")] + written + after + match.group("end")
     return Change("\n".join(lines), one.index + 1, line.rstrip("\r"), lines[one.index].rstrip("\r"))
+
+
+def _check_one_line(value: str) -> None:
+    """NotSet for a value that is not one line of visible text (see the module's doc)."""
+    odd = next((ch for ch in value if ch != "\t" and unseen(ch)), None)
+    if odd is None:
+        return
+    if len(value.splitlines()) > 1 or odd in "\n\r":
+        raise NotSet(f"the value must be one line (it holds a line break, {escaped(odd)})")
+    raise NotSet(
+        f"the value holds {escaped(odd)}, a character a reader cannot see; "
+        "give the value in visible characters"
+    )
 
 
 def _one(lines: list[str], key: str) -> _Found:

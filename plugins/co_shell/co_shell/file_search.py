@@ -12,8 +12,12 @@ nothing: its count is 0).
 
 Files the user's rules keep from being read (``fs:read:...`` denied) are never opened:
 their text cannot reach the model by this road. Hidden folders, ``.git``, binary files
-and files over ``MAX_FILE_BYTES`` are skipped; so are files past ``MAX_FILES`` (the
-result says so).
+and files over ``MAX_FILE_BYTES`` are skipped.
+
+One search is bounded: at most ``MAX_TERMS`` words (more is refused, saying how to ask),
+and it stops after ``MAX_FILES`` files, ``MAX_BYTES`` read or ``MAX_SECONDS``, whichever
+comes first; the result then says where it stopped, so "no file holds it" is never
+claimed for files it did not read.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +35,9 @@ from co_shell import pathsafe
 
 MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 5_000  # files read at most by one search
+MAX_BYTES = 64_000_000  # bytes read at most by one search
+MAX_SECONDS = 10.0  # a search stops reading after this long
+MAX_TERMS = 32  # words (or "quoted phrases") in one query
 PAGE = 20  # files per page
 LINES_SHOWN = 3  # matching lines per file
 LINE_CHARS = 200
@@ -92,6 +100,11 @@ def search_files(ctx: ToolContext, query: str, path: str = ".", page: int = 1) -
     wanted = terms(query)
     if not wanted:
         raise ModelRetry('query is empty: give words to search for, e.g. "invoice unpaid"')
+    if len(wanted) > MAX_TERMS:
+        raise ModelRetry(
+            f"the query has {len(wanted):,} words; search_files takes at most {MAX_TERMS}: "
+            "give the few words that tell the file apart"
+        )
     if page < 1:
         raise ModelRetry("page starts at 1")
     root = Path(os.path.realpath(ctx.deps.workspace))
@@ -104,30 +117,25 @@ def search_files(ctx: ToolContext, query: str, path: str = ".", page: int = 1) -
     patterns = [pattern(t) for t in wanted]
     found: list[Found] = []
     some: list[Found] = []  # files holding some of the words
-    read = 0
+    budget = _Budget()
     for file in _files(root, start):
-        if read >= MAX_FILES:
+        if budget.spent():
             break
         rel = pathsafe.relative(ctx.deps.workspace, file)
         if not ctx.deps.allows(f"fs:read:{rel}"):
             continue  # kept from reading: not opened
         text = _text(root, file)
-        read += 1
+        budget.read(text)
         if text is None:
             continue
         held = {i for i, p in enumerate(patterns) if p.search(text) or p.search(rel)}
         if not held:
             continue
-        lines = [
-            (number, line.strip()[:LINE_CHARS])
-            for number, line in enumerate(text.splitlines(), 1)
-            if any(patterns[i].search(line) for i in held)
-        ]
         (found if len(held) == len(patterns) else some).append(
-            Found(rel, lines[:LINES_SHOWN], held)
+            Found(rel, _lines(text, [patterns[i] for i in held]), held)
         )
+    cut = budget.why()
     shown = found[(page - 1) * PAGE : page * PAGE]
-    cut = f" (the first {MAX_FILES:,} files read)" if read >= MAX_FILES else ""
     if not shown and page == 1 and some:
         return _some(query, some, len(patterns), cut)
     if not shown:
@@ -148,6 +156,55 @@ def search_files(ctx: ToolContext, query: str, path: str = ".", page: int = 1) -
         next_page=page + 1 if more else None,
         data={"paths": [hit.path for hit in shown]},
     )
+
+
+def _lines(text: str, held: list[re.Pattern[str]]) -> list[tuple[int, str]]:
+    """The first ``LINES_SHOWN`` lines holding one of the words (no more are looked for)."""
+    lines = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if any(p.search(line) for p in held):
+            lines.append((number, line.strip()[:LINE_CHARS]))
+            if len(lines) == LINES_SHOWN:
+                break
+    return lines
+
+
+@dataclass
+class _Budget:
+    """What one search may read: files, bytes and time; and, once spent, why it stopped."""
+
+    files: int = 0
+    size: int = 0
+    started: float = 0.0
+    stopped: str = ""
+
+    def __post_init__(self) -> None:
+        self.started = time.monotonic()
+
+    def read(self, text: str | None) -> None:
+        self.files += 1
+        self.size += len(text) if text is not None else 0
+
+    def spent(self) -> bool:
+        if self.files >= MAX_FILES:
+            self.stopped = f"the first {MAX_FILES:,} files read"
+        elif self.size >= MAX_BYTES:
+            self.stopped = f"stopped after {_size(self.size)} in {self.files:,} files"
+        elif time.monotonic() - self.started >= MAX_SECONDS:
+            self.stopped = f"stopped after {MAX_SECONDS:g} s, {self.files:,} files read"
+        return bool(self.stopped)
+
+    def why(self) -> str:
+        """`` (stopped after 10 s, …; path= narrows it)`` when the search stopped early."""
+        if not self.stopped:
+            return ""
+        return f" ({self.stopped}; the rest was not searched: give path= to narrow it)"
+
+
+def _size(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1e6:.0f} MB"
+    return f"{count / 1e3:.0f} KB" if count >= 1000 else f"{count} bytes"
 
 
 def _some(query: str, some: list[Found], words: int, cut: str) -> ToolResult:

@@ -289,6 +289,12 @@ def edit_file(ctx: ToolContext, path: str, search: str, replace: str) -> str:
         raise ModelRetry("search must not be empty; to create a file use write_file")
     if search == replace:
         raise ModelRetry("search and replace are the same text: nothing would change")
+    if not ctx.deps.allows(f"fs:read:{shown}"):
+        # whether the search text is there would tell what the file holds
+        raise ModelRetry(
+            f"the rules keep {shown!r} from being read, and edit_file must read it to find "
+            "the text; use write_file to replace it whole, or set_file_value for one setting"
+        )
     with _editing(ctx, real, shown) as edit:
         found = edit.text.count(search)
         if found == 0:
@@ -311,10 +317,21 @@ def set_file_value(ctx: ToolContext, path: str, key: str, value: str) -> str:
 
     real = _resolve(ctx, path, write=True)
     shown = _shown(ctx, real)
+    suffix = real.suffix.lower()
     with _editing(ctx, real, shown) as edit:
         try:
-            done = change(edit.text, key, value, typed=real.suffix.lower() in (".json", ".toml"))
+            done = change(
+                edit.text,
+                key,
+                value,
+                typed=suffix in (".json", ".toml"),
+                yaml=suffix in (".yaml", ".yml"),
+            )
         except NotSet as exc:
             raise ModelRetry(f"{shown}: {exc}; read_file it to see its settings") from exc
         edit.new = done.text
+    if not ctx.deps.allows(f"fs:read:{shown}"):
+        # the rules keep this file from being read: nothing of its text is shown (its old
+        # value, the comment after it), only what the call itself gave
+        return f"set {key} in {shown}, line {done.line}: now {value} (its old value is not shown)"
     return f"set {key} in {shown}, line {done.line}: {done.before.strip()} -> {done.after.strip()}"

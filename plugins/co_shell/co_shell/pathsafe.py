@@ -56,7 +56,20 @@ def _not_regular(rel: Path | str, mode: int) -> NotRegular:
 
 
 def resolve(workspace: Path, path: str, *, write: bool = False) -> Path:
-    """The real absolute path for ``path`` (relative to the workspace, or ``/workspace/...``)."""
+    """The real absolute path for ``path`` (relative to the workspace, or ``/workspace/...``).
+
+    A folder swapped for a symlink (or removed) while the path is followed is refused, with
+    the reason, like any other path Co cannot be sure of."""
+    try:
+        return _resolve(workspace, path, write)
+    except OSError as exc:
+        raise PathRefused(
+            f"{path!r} changed while Co was following it (a folder swapped for a symlink, or "
+            "removed); refused: call again once it is still"
+        ) from exc
+
+
+def _resolve(workspace: Path, path: str, write: bool) -> Path:
     if not path or "\0" in path:
         raise PathRefused("give a path relative to the workspace, e.g. 'src/main.py'")
     root = Path(os.path.realpath(workspace))

@@ -116,7 +116,10 @@ def python(args: Mapping[str, Any], deps: CoDeps) -> Resolved:
     if code is not None:
         raise CallRefused("give either code (a snippet) or path (a .py file), not both")
     rel = _canonical(deps, path, write=False)
-    real = pathsafe.resolve(deps.workspace, rel)
+    try:
+        real = pathsafe.resolve(deps.workspace, rel)
+    except pathsafe.PathRefused as exc:  # it changed since (a folder swapped for a symlink)
+        raise CallRefused(str(exc)) from exc
     if not os.path.isfile(real):  # the tool says there is no such file
         return Resolved(
             {**args, "path": rel}, (f"python:run:{rel} {_digest(b'', args.get('args'))}",)

@@ -4,6 +4,7 @@ opened (denied files, binaries, symlinks out), and the files holding some of the
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,3 +121,52 @@ def test_a_missing_file_is_refused_before_the_decision_unless_it_may_not_be_read
     # a denied path: the decision denies it whether or not it exists (nothing to probe)
     assert reading({"path": "secrets/missing.txt"}, deps).args["path"] == "secrets/missing.txt"
     assert os.path.exists(workspace / "secrets" / "key.txt")
+
+
+# -- bounds: words, bytes read, time ---------------------------------------------------------
+
+
+def test_a_query_of_thousands_of_words_is_refused_saying_the_limit(deps: Any) -> None:
+    """2,000 words over one 400 KB file once took 35 s: now refused at once."""
+    from co_shell import file_search
+
+    words = " ".join(f"word{i}" for i in range(2000))
+    with pytest.raises(
+        ModelRetry, match=f"2,000 words; search_files takes at most {file_search.MAX_TERMS}"
+    ):
+        search(deps, words)
+    assert search(deps, " ".join(["invoice"] * 40 + ["unpaid"])).count == 1  # repeats are one
+
+
+@pytest.mark.parametrize(
+    ("limit", "value", "said"),
+    [
+        ("MAX_SECONDS", 0.0, r"stopped after 0 s, 0 files read"),
+        ("MAX_BYTES", 10, r"stopped after \d+ bytes in \d+ files"),
+        ("MAX_FILES", 1, r"the first 1 files read"),
+    ],
+)
+def test_a_search_that_stops_early_says_so(
+    deps: Any, monkeypatch: pytest.MonkeyPatch, limit: str, value: float, said: str
+) -> None:
+    from co_shell import file_search
+
+    monkeypatch.setattr(file_search, limit, value)
+    result = search(deps, "unpaid invoice")
+    assert re.search(said, result.display), result.display
+    assert "the rest was not searched: give path= to narrow it" in result.display
+    if limit == "MAX_SECONDS":
+        assert result.count == 0 and result.display.startswith("No file holds")
+
+
+def test_a_big_file_is_searched_whole_within_the_budget(deps: Any, workspace: Path) -> None:
+    """Structural: a 400 KB file and 32 words are searched to the end; only the first
+    lines are collected."""
+    from co_shell import file_search
+
+    body = "".join(f"line {i} about invoices and other things\n" for i in range(10_000))
+    (workspace / "big.txt").write_text(body + "the unpaid needle\n")
+    words = ["needle", "unpaid", "invoice"] + [f"about{i}"[:5] for i in range(29)]
+    result = search(deps, " ".join(words[: file_search.MAX_TERMS]))
+    assert "big.txt" in result.display
+    assert "not searched" not in result.display
