@@ -110,3 +110,19 @@ def test_a_hook_inherited_from_a_base_class_is_seen_too() -> None:
 
     with pytest.raises(TypeError, match="on_event"):
         CapabilityGroup([Derived()])
+
+
+def test_a_runs_copy_of_the_group_does_not_inspect_its_parts_again() -> None:
+    """A part with a ``for_run`` copy (pydantic-ai's tracing) makes a copy of the group for
+    every run: which hooks each part's class has is worked out once, not per run."""
+    from co_core.agent.assembly import group
+
+    agent = Agent(
+        scripted_model(lambda messages, info: ModelResponse(parts=[TextPart("hi")])),
+        capabilities=[CapabilityGroup([PerRun(), Recorder("plain")])],
+    )
+    agent.run_sync("one")
+    looked = group._hooks_of.cache_info().misses
+    for _ in range(3):
+        agent.run_sync("again")
+    assert group._hooks_of.cache_info().misses == looked

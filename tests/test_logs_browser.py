@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from co_todo import plugin
@@ -108,6 +109,31 @@ def _traced_turns() -> list[str]:
     return [row[0] for row in rows]
 
 
+def _untraced_content_turn() -> None:
+    """One real turn of Co with co-todo traced as Co traces by default (no content): two
+    calls and an answer, each streamed response with a finish reason and the provider's
+    id, as a real provider's are."""
+    from contextlib import asynccontextmanager
+
+    from co_core.testing import scripted_model
+
+    scripted = scripted_model(script_calls(("add_todo", {"title": "call Ada"}), ("list_todos", {})))
+    said = iter([("resp-1", "tool_call"), ("resp-2", "tool_call"), ("resp-3", "stop")])
+
+    class Provider(type(scripted)):  # type: ignore[misc]
+        @asynccontextmanager
+        async def request_stream(self, *args: Any, **kwargs: Any) -> Any:
+            async with super().request_stream(*args, **kwargs) as streamed:
+                streamed.provider_response_id, streamed.finish_reason = next(said)
+                yield streamed
+
+    model = Provider(
+        scripted.function, stream_function=scripted.stream_function, model_name="scripted"
+    )
+    with use_plugin(plugin, name="todo", settings={}) as app:
+        run_turn(app, "remind me to call Ada", model)
+
+
 def _start(port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "co_core", "logs", "--port", str(port), "--no-browser"],
@@ -141,6 +167,25 @@ def logs(co_dirs: Path) -> Iterator[Logs]:
     yield Logs(url, process, turns)
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C, as a user stops it
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@pytest.fixture
+def lean_logs(co_dirs: Path) -> Iterator[str]:
+    """``co logs`` serving a turn traced without content (Co's default)."""
+    _untraced_content_turn()
+    port = _free_port()
+    process = _start(port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _serving(url, process)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -236,6 +281,60 @@ def test_pages_read_well_in_a_browser(logs: Logs, tmp_path: Path) -> None:
     newest = json.load(urllib.request.urlopen(f"{logs.url}/traces/spans.json?_shape=array"))
     times = [row["start_time"] for row in newest]
     assert times == sorted(times, reverse=True)  # newest first, not by the random span id
+
+
+@pytest.mark.skipif(BROWSER is None, reason="chromium is not installed (apt-get install chromium)")
+def test_without_content_the_pages_still_say_what_each_request_and_call_did(
+    lean_logs: str, tmp_path: Path
+) -> None:
+    """The default: no prompt, arguments or answers recorded, and request spans made without
+    their tools' definitions, yet model, tokens, durations, finish reasons, the response's
+    id and the tools called are all on the pages."""
+    folder = Path(os.environ.get("CO_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    profile = tmp_path / "chromium-profile"
+
+    def browse(path: str, name: str) -> Page:
+        return _browse(f"{lean_logs}{path}", f"lean_{name}", folder, profile)
+
+    def rows(path: str, query: str = "") -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = json.load(
+            urllib.request.urlopen(f"{lean_logs}{path}.json?{query}_shape=array")
+        )
+        return found
+
+    turns = browse("/traces/recent_turns", "recent_turns")
+    assert "remind me to call Ada" not in turns.text  # content is off
+    (turn,) = rows("/traces/recent_turns")
+    assert (turn["model_requests"], turn["tool_calls"]) == (3, 2)
+    assert turn["input_tokens"] > 0 and turn["output_tokens"] > 0 and turn["duration_ms"] > 0
+
+    requests = browse("/traces/model_requests", "model_requests")
+    for column in ("model", "provider", "duration_ms", "input_tokens", "output_tokens"):
+        assert column in requests.text
+    made = rows("/traces/model_requests")
+    assert len(made) == 3
+    for request in made:
+        assert (request["model"], request["provider"]) == ("scripted", "function")
+        assert request["input_tokens"] > 0 and request["output_tokens"] > 0
+        assert request["duration_ms"] is not None and request["status"] != "ERROR"
+        assert str(request["input_tokens"]) in requests.text
+
+    calls = browse("/traces/tool_calls", "tool_calls")
+    assert calls.text.count("add_todo") >= 1 and "list_todos" in calls.text
+    assert [c["tool"] for c in reversed(rows("/traces/tool_calls"))] == ["add_todo", "list_todos"]
+    assert all(c["duration_ms"] is not None for c in rows("/traces/tool_calls"))
+
+    spans = browse("/traces/spans?name__startswith=chat", "chat_spans")
+    chats = sorted(rows("/traces/spans", "name__startswith=chat&"), key=lambda r: r["start_time"])
+    said = [json.loads(chat["attributes"]) for chat in chats]
+    assert [a["gen_ai.response.id"] for a in said] == ["resp-1", "resp-2", "resp-3"]
+    reasons = [a["gen_ai.response.finish_reasons"] for a in said]
+    assert reasons == [["tool_call"], ["tool_call"], ["stop"]]
+    for shown in ("gen_ai.response.finish_reasons", "resp-1", "resp-3", "gen_ai.request.model"):
+        assert shown in spans.text
+    assert "gen_ai.tool.definitions" not in spans.text  # what a lean request span leaves out
+    assert "gen_ai.input.messages" not in spans.text
 
 
 def test_closing_the_terminal_stops_datasette(logs: Logs) -> None:

@@ -12,6 +12,7 @@ hooks nested with the first part outermost. A part with state of its own for eac
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,7 +44,25 @@ NOT_HOOKS = ("get_ordering",)
 
 
 def implements(part: AbstractCapability[Any], hook: str) -> bool:
-    return getattr(type(part), hook) is not getattr(AbstractCapability, hook)
+    return hook in _hooks_of(type(part))
+
+
+@functools.cache
+def _hooks_of(kind: type[AbstractCapability[Any]]) -> frozenset[str]:
+    """The hooks a capability class implements, worked out once per class (a group is
+    copied for every traced run); TypeError for a hook this group would silently lose."""
+    other = [
+        name
+        for name, value in vars(AbstractCapability).items()
+        if name not in HOOKS
+        and name not in NOT_HOOKS
+        and inspect.isfunction(value)
+        and not name.startswith("_")
+        and getattr(kind, name) is not value
+    ]
+    if other:
+        raise TypeError(f"{kind.__name__} implements {other}: add them to HOOKS")
+    return frozenset(h for h in HOOKS if getattr(kind, h) is not getattr(AbstractCapability, h))
 
 
 @dataclass
@@ -52,19 +71,10 @@ class CapabilityGroup(AbstractCapability[Any]):
     _by_hook: dict[str, list[AbstractCapability[Any]]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_hook = {h: [p for p in self.parts if implements(p, h)] for h in HOOKS}
-        for part in self.parts:
-            other = [
-                name
-                for name, value in vars(AbstractCapability).items()
-                if name not in HOOKS
-                and name not in NOT_HOOKS
-                and inspect.isfunction(value)
-                and not name.startswith("_")
-                and implements(part, name)
-            ]
-            if other:  # a hook this group does not pass on would be silently lost
-                raise TypeError(f"{type(part).__name__} implements {other}: add them to HOOKS")
+        hooks = [_hooks_of(type(part)) for part in self.parts]
+        self._by_hook = {
+            h: [p for p, has in zip(self.parts, hooks, strict=True) if h in has] for h in HOOKS
+        }
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

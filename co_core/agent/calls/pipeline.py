@@ -71,6 +71,8 @@ class Asked:
     tool: str
     args: Mapping[str, Any]
     from_text: bool = False  # written as text, recovered as a call
+
+
 class Reviewer(Protocol):
     """Hears a call as it is decided, and after it ran (the user's hooks)."""
 
@@ -390,6 +392,8 @@ def _permit(record: ToolCallRecord) -> Permit:
     if decision is None:
         return Permit("none")
     return Permit(decision.source, decision.rule, decision.read_only)
+
+
 def stricter(decided: Decision, proposed: Decision | None) -> Decision:
     """``proposed`` when it is more restrictive than ``decided``, else ``decided``."""
     from co_core.policy.rules import restrictiveness

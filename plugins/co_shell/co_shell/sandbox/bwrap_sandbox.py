@@ -12,6 +12,13 @@ effect), a minimal environment. Limits come from
 a cgroup where Co may create one (pids, memory, CPU), otherwise from rlimits (address
 space, process count); the timeout kills the whole sandbox. When Co runs as root, the
 command runs as uid 1000 instead.
+
+The limits are put on from outside: bwrap says its sandbox's pid (``--info-fd``) and
+holds it just before the command (``--block-fd``) while Co moves it into the cgroup and
+sets its rlimits (``prlimit``), then lets it go (:class:`_Door`). Nothing of the command
+runs before; and no Python runs in the child (a ``preexec_fn`` makes CPython fork the
+whole of Co and run its at-fork handlers there, a millisecond or more a command). Where
+Co may not set another process's rlimits, it sets them in the child as before.
 """
 
 from __future__ import annotations
@@ -19,11 +26,15 @@ from __future__ import annotations
 import functools
 import json
 import os
+import resource
+import select
 import shutil
 import signal
 import subprocess
 import threading
+import time
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 
 from co_shell.sandbox import keeper, protect
@@ -31,6 +42,7 @@ from co_shell.sandbox.base import (
     READING_ENV,
     WORKDIR,
     CommandResult,
+    SandboxError,
     SandboxUnavailable,
     minimal_env,
     sandbox_ids,
@@ -55,14 +67,15 @@ FIX = (
 )
 
 
-def _system_mounts() -> list[str]:
+@functools.lru_cache(maxsize=1)
+def _system_mounts() -> tuple[str, ...]:
     args: list[str] = []
     for folder in SYSTEM_DIRS:
         if os.path.islink(folder):
             args += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
             args += ["--ro-bind", folder, folder]
-    return args
+    return tuple(args)
 
 
 def _shorten(text: str, width: int) -> str:
@@ -91,6 +104,51 @@ def probe(uid: int, gid: int) -> str | None:
     return None
 
 
+class _Door:
+    """bwrap's two pipes around the moment its sandbox exists: ``--info-fd`` says the
+    sandbox's first process id, ``--block-fd`` holds that process just before it runs the
+    command until Co lets it go (one byte). Closing Co's end lets it go too, so it is
+    closed only after the sandbox was let go or killed."""
+
+    def __init__(self) -> None:
+        self.info_read, self.info_write = os.pipe()
+        self.block_read, self.block_write = os.pipe()
+        self._open = [self.info_read, self.info_write, self.block_read, self.block_write]
+        self.child: int | None = None
+
+    def _close(self, fd: int) -> None:
+        if fd in self._open:
+            self._open.remove(fd)
+            os.close(fd)
+
+    def wait_child(self, deadline: float) -> int | None:
+        """The sandbox's pid once bwrap made it; None if bwrap ended (or took until the
+        deadline) without making one."""
+        self._close(self.info_write)  # bwrap's copies only, from here on
+        self._close(self.block_read)
+        data = b""
+        while True:
+            ready, _, _ = select.select([self.info_read], [], [], deadline - time.perf_counter())
+            chunk = os.read(self.info_read, 65536) if ready else b""
+            data += chunk
+            try:
+                pid = json.loads(data).get("child-pid")
+            except ValueError:
+                pid = None
+                if chunk:
+                    continue  # not all of it yet
+            self.child = pid if isinstance(pid, int) else None
+            return self.child
+
+    def let_go(self) -> None:
+        os.write(self.block_write, b"\0")
+        self._close(self.block_write)
+
+    def close(self) -> None:
+        for fd in list(self._open):
+            self._close(fd)
+
+
 class _Stopper:
     """Ends a running sandbox from the inside out: SIGKILL to its PID 1.
 
@@ -100,32 +158,60 @@ class _Stopper:
     after bwrap had returned.)
     """
 
-    def __init__(self, info_fd: int) -> None:
-        self.info_fd = info_fd
-        self.child: int | None = None
+    def __init__(self, door: _Door) -> None:
+        self.door = door
 
     def __call__(self, proc: subprocess.Popen[bytes]) -> None:
-        if self.child is None:
-            self.child = _child_pid(self.info_fd)
+        child = self.door.child
         # while bwrap runs, its child is not reaped, so the pid is still the sandbox's
-        if self.child is not None and proc.poll() is None:
+        if child is not None and proc.poll() is None:
             try:
-                os.kill(self.child, signal.SIGKILL)
+                os.kill(child, signal.SIGKILL)
                 return
             except (ProcessLookupError, PermissionError):
                 pass
         kill_group(proc)  # not started yet: --die-with-parent ends the rest
 
 
-def _child_pid(fd: int) -> int | None:
-    """The ``child-pid`` bwrap wrote to its info fd once the sandbox was set up."""
-    os.set_blocking(fd, False)
-    try:
-        info = json.loads(os.read(fd, 65536) or b"{}")
-    except (OSError, ValueError):
-        return None
-    pid = info.get("child-pid")
-    return pid if isinstance(pid, int) else None
+class _NotPermitted(Exception):
+    """Co may not set the held sandbox's rlimits from outside (see ``_Limits.put_on``)."""
+
+
+class _CgroupLost(SandboxError):
+    """The sandbox's cgroup could not be joined (removed behind Co's back)."""
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """What a command is held to: its cgroup, or rlimits where there is none."""
+
+    cgroup: Cgroup | None
+    memory: int | None  # address space, when no cgroup caps memory
+    nproc: int | None  # processes of the user, when no cgroup caps them
+
+    def rlimits(self) -> list[tuple[int, int]]:
+        found = [(resource.RLIMIT_AS, self.memory), (resource.RLIMIT_NPROC, self.nproc)]
+        return [(kind, value) for kind, value in found if value] + [(resource.RLIMIT_CORE, 0)]
+
+    def put_on(self, pid: int) -> None:
+        """On the held sandbox, from outside; _NotPermitted when Co may not set its
+        rlimits (root without CAP_SYS_RESOURCE: the sandbox runs as another uid)."""
+        try:
+            if self.cgroup is not None:
+                self.cgroup.join(pid)
+        except OSError as exc:
+            raise _CgroupLost(
+                f"the command was not run: its cgroup could not be joined ({exc.strerror}); "
+                "the next command gets a new one"
+            ) from exc
+        for kind, value in self.rlimits():
+            try:
+                resource.prlimit(pid, kind, (value, value))
+            except PermissionError as exc:
+                # no core dumps: a soft limit of 0, as Co's own, is inherited and enough
+                if kind == resource.RLIMIT_CORE and resource.getrlimit(kind)[0] == 0:
+                    continue
+                raise _NotPermitted() from exc
 
 
 class BubblewrapSandbox:
@@ -143,6 +229,7 @@ class BubblewrapSandbox:
         self._cgroup: Cgroup | None = None
         self._cgroup_tried = False
         self._watched = False  # the keeper knows the workspace (placeholders may be made)
+        self._from_outside = True  # limits set on the held sandbox, until Co may not
         if os.getuid() == 0:
             self._check_access()
 
@@ -169,13 +256,13 @@ class BubblewrapSandbox:
         self,
         command: list[str],
         read_only: tuple[str, ...] = (),
-        info_fd: int | None = None,
+        door: _Door | None = None,
         *,
         reading: bool = False,
     ) -> list[str]:
         """The whole bwrap command line; ``read_only`` names workspace entries bound read-only.
 
-        ``info_fd``: where bwrap writes the sandbox's first process id (see ``_Stopper``).
+        ``door``: where bwrap says the sandbox's first process id and waits to be let go.
         ``reading``: the workspace too is bound read-only, and ``/dev`` remounted so (its
         devices, ``/dev/null`` included, still work): ``/tmp`` is the one writable place.
         """
@@ -192,7 +279,9 @@ class BubblewrapSandbox:
         else:
             workspace = ["--bind", str(self.workspace), WORKDIR]
             sealed = []
-        info = ["--info-fd", str(info_fd)] if info_fd is not None else []
+        info = []
+        if door is not None:
+            info = ["--info-fd", str(door.info_write), "--block-fd", str(door.block_read)]
         return [
             self.exe,
             "--unshare-all",
@@ -238,35 +327,86 @@ class BubblewrapSandbox:
         timeout = timeout or self.settings.timeout
         s = self.settings
         cgroup = self._group()
-        nproc = None if cgroup else count_processes(self.uid) + s.pids
-        drop = (self.uid, self.gid) if os.getuid() == 0 else None
         # with a cgroup, memory is capped there (OOM kill) instead of by address space
-        memory = None if cgroup else parse_size(s.memory)
+        limits = _Limits(
+            cgroup,
+            None if cgroup else parse_size(s.memory),
+            None if cgroup else count_processes(self.uid) + s.pids,
+        )
         if not self._watched:  # before the first placeholder: gone even if Co is killed
             keeper.watch(self.workspace)
             self._watched = True
         with protect.one_at_a_time(self.workspace):
             # read-only: the whole workspace is, so nothing needs holding or refusing
             held = protect.Held((), ()) if read_only else protect.hold(self.workspace)
-            info_read, info_write = os.pipe()
+            run = functools.partial(self._run, argv, held, timeout, limits, cancel, read_only)
             try:
-                result = run_process(
-                    self.argv(argv, held.names, info_write, reading=read_only),
-                    env=minimal_env(),
-                    cwd=str(self.workspace),
-                    timeout=timeout,
-                    output_limit=s.output_limit,
-                    preexec=limiter(memory, nproc, cgroup=cgroup, ids=drop),
-                    stop=_Stopper(info_read),
-                    pass_fds=(info_write,),
-                    cancel=cancel,
-                )
+                try:
+                    result = run(self._from_outside)
+                except _NotPermitted:  # nothing of the command ran: it was held
+                    self._from_outside = False
+                    result = run(False)
+                except _CgroupLost:
+                    self._cgroup, self._cgroup_tried = None, False
+                    raise
             finally:
-                os.close(info_read)
-                os.close(info_write)
+                # nothing of it runs now
                 refused = [] if read_only else protect.refuse_new(self.workspace, held)
                 protect.release(self.workspace)
             return with_refusals(result, refused)
+
+    def _run(
+        self,
+        argv: list[str],
+        held: protect.Held,
+        timeout: float,
+        limits: _Limits,
+        cancel: threading.Event | None,
+        reading: bool,
+        from_outside: bool,
+    ) -> CommandResult:
+        """One sandbox; its limits put on from outside while it is held, or else (the
+        old way, slower) by the child itself before it runs bwrap."""
+        root = os.getuid() == 0
+        door = _Door()
+        deadline = time.perf_counter() + timeout
+
+        def on_start(proc: subprocess.Popen[bytes]) -> None:
+            child = door.wait_child(deadline)
+            if child is None:  # bwrap failed before making one (its output says why)
+                try:
+                    proc.wait(max(0.0, deadline - time.perf_counter()))
+                except subprocess.TimeoutExpired:
+                    raise SandboxError("bubblewrap did not start the sandbox in time") from None
+                return
+            if from_outside:
+                limits.put_on(child)
+            door.let_go()
+
+        preexec = None
+        if not from_outside:
+            drop = (self.uid, self.gid) if root else None
+            preexec = limiter(limits.memory, limits.nproc, cgroup=limits.cgroup, ids=drop)
+        try:
+            return run_process(
+                self.argv(argv, held.names, door, reading=reading),
+                env=minimal_env(),
+                cwd=str(self.workspace),
+                timeout=timeout,
+                output_limit=self.settings.output_limit,
+                preexec=preexec,
+                stop=_Stopper(door),
+                pass_fds=(door.info_write, door.block_read),
+                cancel=cancel,
+                on_start=on_start,
+                # bwrap gives the sandbox a session of its own (--new-session); one for
+                # bwrap too would be a new scheduler autogroup: slower on a busy machine
+                new_session=False,
+                user=self.uid if root and from_outside else None,
+                group=self.gid if root and from_outside else None,
+            )
+        finally:
+            door.close()
 
     def prepare(self, *, read_only: bool = False) -> None:
         """Nothing to start: every command gets its own namespaces."""

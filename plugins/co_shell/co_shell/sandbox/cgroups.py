@@ -37,6 +37,7 @@ class Cgroup:
 
     def __init__(self, folders: list[Path]) -> None:
         self.folders = folders
+        self._procs = [str(folder / "cgroup.procs") for folder in folders]
 
     @classmethod
     def create(cls, memory: int, cpus: float, pids: int) -> Cgroup | None:
@@ -86,11 +87,16 @@ class Cgroup:
         _write(cpu_dir / "cpu.cfs_period_us", str(CPU_PERIOD))
         _write(cpu_dir / "cpu.cfs_quota_us", str(int(cpus * CPU_PERIOD)))
 
-    def join(self) -> None:
-        """Move the calling process in (called in the child, before it drops privileges)."""
-        pid = str(os.getpid())
-        for folder in self.folders:
-            _write(folder / "cgroup.procs", pid)
+    def join(self, pid: int | None = None) -> None:
+        """Move process ``pid`` in (by default the calling one: a child before it drops
+        privileges); what it starts from then on is in the cgroup too."""
+        member = str(os.getpid() if pid is None else pid).encode()
+        for path in self._procs:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, member)
+            finally:
+                os.close(fd)
 
     def remove(self) -> None:
         """Delete the cgroup once its processes are gone (they die with the sandbox); one

@@ -1,9 +1,11 @@
 """The Docker backend: one hardened container per workspace, reused across commands.
 
 The container's own process (``sleep`` under docker-init) runs as root with every
-capability dropped; each command is a ``docker exec`` of ``bash -c`` as an unprivileged
-uid (the host user's, or 1000 when Co runs as root), with a minimal environment, in
-``/workspace``. The root filesystem is read-only (``/tmp`` is a private tmpfs), there is
+capability dropped; each command is one ``docker exec`` as an unprivileged uid (the host
+user's, or 1000 when Co runs as root), with a minimal environment, in ``/workspace``,
+behind a bash prelude that first empties ``/tmp``, the commands' ``HOME`` (``FRESH_TMP``:
+what one command leaves there, ``~/.gitconfig`` or a Python user site, cannot change what
+a later one runs). The root filesystem is read-only (``/tmp`` is a private tmpfs), there is
 no network unless allowed, and memory, CPU and process count are capped. ``.git`` and
 ``.co`` (every one, at any depth) and whatever else git would run from are mounted
 read-only over the workspace (see ``protect``); what a command made that git would take
@@ -12,7 +14,9 @@ is moved aside after it.
 When a command returns or times out, everything it started is killed: every process in
 the container that runs as the command's uid (``kill -9 -1`` as that uid); if even that
 cannot run (a fork bomb holding every process slot), the container is removed and made
-again on the next command. Commands of Co sessions sharing a workspace take turns.
+again on the next command. Whether anything is left is read from this machine's kernel
+when the engine runs here (``container_procs``: no request, so a command costs one exec),
+else asked of the engine. Commands of Co sessions sharing a workspace take turns.
 
 A missing ``.git`` (and, in a trusted folder, ``.co``) is held by a placeholder while the
 container runs; such a container is removed when Co ends, even with
@@ -58,17 +62,35 @@ from co_shell.sandbox.base import (
     sandbox_ids,
     with_refusals,
 )
+from co_shell.sandbox.container_procs import CgroupView
 from co_shell.settings import ShellSettings
 
 KEEPALIVE = ["sleep", "2147483647"]
 KILL_GRACE = 5.0  # seconds to wait for the stream to close after a kill
 KILL_ROUNDS = 3  # ``kill -9 -1`` rounds before the container is removed instead
-# empties /tmp (unreadable folders included) and says whether it is empty now
-CLEAR_TMP = (
-    "shopt -s dotglob nullglob; chmod -R u+rwx /tmp/* 2>/dev/null; rm -rf /tmp/* 2>/dev/null; "
-    "left=(/tmp/*); (( ${#left[@]} == 0 ))"
+SETTLE = 0.5  # seconds for what a kill ended to be gone before the next round
+# Every command runs behind this, in its own exec: /tmp (the commands' HOME) is emptied,
+# unreadable folders included, then bash becomes the command (``exec``: same pid, same
+# exit code, nothing of the prelude left). Nothing of an earlier command can refill /tmp
+# meanwhile: each one's processes have all ended before ``run`` returned. An empty /tmp,
+# the usual case, costs no process at all. Folders are made readable one by one (a
+# symlink is not followed); ``rm`` is given ``/tmp`` itself, not ``/tmp/*``: no argument
+# list to overflow (it empties the mount point, then fails to remove it, as it should).
+FRESH_TMP = (
+    "shopt -s dotglob nullglob; left=(/tmp/*); if (( ${#left[@]} )); then "
+    'for f in "${left[@]}"; do [[ -d $f && ! -L $f ]] && chmod -R u+rwx -- "$f"; done '
+    "2>/dev/null; rm -rf /tmp 2>/dev/null; left=(/tmp/*); fi; "
+    '(( ${#left[@]} == 0 )) || { echo "$0: /tmp could not be emptied" >&2; exit 125; }; '
+    'exec "$@"'
 )
+TMP_NOT_EMPTIED = 125  # the prelude's exit code when it did not run the command
+PRELUDE_NAME = "co-sandbox"  # the prelude's $0, in its own error lines
 MOUNT_TABLE = 'echo "$(< /proc/self/mountinfo)"'  # bash only: no other tool needed
+
+
+def in_fresh_tmp(argv: list[str]) -> list[str]:
+    """What a command's exec runs: the prelude that empties /tmp, then ``argv`` itself."""
+    return [*SHELL, FRESH_TMP, PRELUDE_NAME, *argv]
 
 
 def engine_address() -> str:
@@ -145,6 +167,7 @@ class DockerSandbox:
         self._pins: list[int] = []  # .git and .co kept open while the container uses them
         self._used = False  # a container was made or reused (so placeholders may exist)
         self._held: protect.Held | None = None
+        self._procs: CgroupView | None = None  # its processes, read from this machine
         self._lock = threading.Lock()
 
     # -- the container -------------------------------------------------------------------
@@ -334,12 +357,14 @@ class DockerSandbox:
         container.reload()
         self._container, self._made_with = container, config
         self._init_pid = str(container.attrs["State"]["Pid"])
+        self._procs = CgroupView.find(container.id, self._init_pid)
         for name in held.names:  # pinned: a replacement on the host gets another inode
             self._pins.append(os.open(self.workspace / name, os.O_PATH | os.O_NOFOLLOW))
         return container
 
     def _forget(self) -> None:
         self._container, self._made_with, self._init_pid = None, "", ""
+        self._procs = None
         for fd in self._pins:
             os.close(fd)
         self._pins = []
@@ -381,6 +406,7 @@ class DockerSandbox:
     def _run(
         self, argv: list[str], timeout: float, cancel: threading.Event | None
     ) -> CommandResult:
+        """One exec: /tmp emptied, the command run; then whatever it left is ended."""
         api = self.client.api
         user = f"{self.uid}:{self.gid}"
         started = time.perf_counter()
@@ -391,7 +417,7 @@ class DockerSandbox:
             try:
                 exec_id = api.exec_create(
                     container.id,
-                    argv,
+                    in_fresh_tmp(argv),
                     user=user,
                     workdir=WORKDIR,
                     environment=minimal_env(READING_ENV if self.reading else None),
@@ -425,56 +451,73 @@ class DockerSandbox:
             code = api.exec_inspect(exec_id).get("ExitCode")
         except Exception:
             code = None  # the container was removed to end what the command left
+        output = cap.text()
+        if code == TMP_NOT_EMPTIED and output == f"{PRELUDE_NAME}: /tmp could not be emptied\n":
+            self._remove(container)  # the next command gets a new container and /tmp
+            raise SandboxError(
+                "the sandbox could not empty /tmp before the command, so it did not run; "
+                "the container is made anew for the next command"
+            )
         return CommandResult(
             exit_code=137 if code is None or timed_out or cancelled else int(code),
-            output=cap.text(),
+            output=output,
             cut=cap.cut,
             timed_out=timed_out,
             seconds=time.perf_counter() - started,
             cancelled=cancelled,
         )
 
-    def _leftovers(self, container: Any) -> list[list[str]]:
-        """Live processes in the container other than its own (docker-init and keep-alive)."""
+    def _leftovers(self, container: Any) -> list[str]:
+        """Live processes in the container other than its own (docker-init and keep-alive),
+        from this machine's kernel where it can tell, else from the engine."""
+        if self._procs is not None:
+            found = self._procs.others()
+            if found is not None:
+                return found
+        return self._engine_leftovers(container)
+
+    def _engine_leftovers(self, container: Any) -> list[str]:
+        """The same, as the engine sees it (``docker top``: it runs ``ps`` on its host)."""
         found = self.client.api.top(container.id)
         titles = found["Titles"]
         pid, uid, cmd = titles.index("PID"), titles.index("UID"), titles.index("CMD")
         rows = found["Processes"] or []
         owner = next(row[uid] for row in rows if row[pid] == self._init_pid)
-        return [r for r in rows if r[uid] != owner and not r[cmd].endswith("<defunct>")]
+        return [r[pid] for r in rows if r[uid] != owner and not r[cmd].endswith("<defunct>")]
+
+    def _gone(self, container: Any, wait: float) -> bool:
+        """Nothing a command started runs in the container, looking again for up to
+        ``wait`` seconds (what was killed a moment ago may take that long to end)."""
+        deadline = time.monotonic() + wait
+        while self._leftovers(container):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def _end_leftovers(self, container: Any) -> None:
-        """Kill every process the command left and empty ``/tmp``; remove the container if
-        that cannot be done."""
+        """Kill every process the command left; remove the container if that cannot be
+        done."""
         api = self.client.api
         user = f"{self.uid}:{self.gid}"
         try:
             for round_ in range(KILL_ROUNDS + 1):  # a last look after the last kill
-                if not self._leftovers(container):
-                    if self._clear_tmp(container):
-                        return
-                    break
+                if self._gone(container, wait=SETTLE if round_ else 0.0):
+                    return
                 if round_ < KILL_ROUNDS:
                     kill = api.exec_create(container.id, [*SHELL, "kill -9 -1"], user=user)
                     api.exec_start(kill["Id"])
         except Exception:
             pass  # the engine could not start the kill (no process slot left) or look
+        self._remove(container)
+
+    def _remove(self, container: Any) -> None:
+        """Remove the container (and what runs in it); the next command makes a new one."""
         try:
             container.remove(force=True)
         except Exception:
             pass
         self._forget()
-
-    def _clear_tmp(self, container: Any) -> bool:
-        """Empty ``/tmp`` (the commands' ``HOME``) after a command, as bubblewrap's is for
-        every command: a file one command leaves there (``~/.gitconfig`` with a
-        ``core.fsmonitor``, ``~/.config/...``) must not change what a later allowed command
-        runs. False when it could not be emptied."""
-        api = self.client.api
-        user = f"{self.uid}:{self.gid}"
-        clear = api.exec_create(container.id, [*SHELL, CLEAR_TMP], user=user)["Id"]
-        api.exec_start(clear)
-        return api.exec_inspect(clear).get("ExitCode") == 0
 
     def close(self) -> None:
         """Remove the container unless the user wants it kept and it holds no placeholder;

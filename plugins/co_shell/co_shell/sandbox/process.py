@@ -1,10 +1,10 @@
 """Run a local process with a deadline, a capped output and resource limits.
 
-Shared by the bubblewrap and the host backends. The process gets its own session, and
-its process group is killed when it returns or times out (bubblewrap's PID namespace
-does the rest: when the command ends, so does everything in it); rlimits cap memory
-(address space), the number of processes (the user's current count plus ``pids``), file
-size and core dumps.
+Shared by the bubblewrap and the host backends. The process gets its own session (or,
+for bubblewrap, process group), and its process group is killed when it returns or
+times out (bubblewrap's PID namespace does the rest: when the command ends, so does
+everything in it); rlimits cap memory (address space), the number of processes (the
+user's current count plus ``pids``), file size and core dumps.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def limiter(
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the process's group (it leads one: ``start_new_session``)."""
+    """SIGKILL the process's group (it leads one: its own session, or group)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -82,6 +82,41 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 Stop = Callable[["subprocess.Popen[bytes]"], None]
+
+
+def wait_until(
+    proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None = None
+) -> int | None:
+    """The exit code, or None if the process still runs at the deadline (or once
+    ``cancel`` is set: looked at every 50 ms).
+
+    Waits on the process's pidfd, so it returns the moment the process ends;
+    ``Popen.wait(timeout)`` polls instead, with sleeps that grow to 50 ms.
+    """
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # before Linux 5.3, or already reaped
+        fd = None
+    try:
+        with selectors.DefaultSelector() as sel:
+            if fd is not None:
+                sel.register(fd, selectors.EVENT_READ)
+            while cancel is None or not cancel.is_set():
+                left = max(0.0, deadline - time.perf_counter())
+                step = left if cancel is None else min(left, 0.05)
+                if fd is None:
+                    try:
+                        return proc.wait(step)
+                    except subprocess.TimeoutExpired:
+                        pass
+                elif sel.select(step):
+                    return proc.wait()
+                if step >= left:
+                    return None
+            return None
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _pump(
@@ -136,9 +171,18 @@ def run_process(
     stop: Stop = kill_group,
     pass_fds: tuple[int, ...] = (),
     cancel: threading.Event | None = None,
+    on_start: Stop | None = None,
+    new_session: bool = True,
 ) -> CommandResult:
     """Run ``argv``; ``stop`` ends it at the deadline, or once ``cancel`` is set (by
-    default: kill its process group)."""
+    default: kill its process group).
+
+    ``on_start`` is called once the process exists, before its output is read (e.g. to put
+    limits on it from outside); if it raises, the process is stopped and the error raised.
+    ``new_session``: the process leads a session of its own (no terminal to read from),
+    else only a process group (enough to kill what it started, for bubblewrap, whose
+    sandbox makes its own session).
+    """
     started = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -148,7 +192,8 @@ def run_process(
             stderr=subprocess.STDOUT,
             env=env,
             cwd=cwd,
-            start_new_session=True,
+            start_new_session=new_session,
+            process_group=None if new_session else 0,
             preexec_fn=preexec,
             user=user,
             group=group,
@@ -158,21 +203,25 @@ def run_process(
         )
     except OSError as exc:
         raise SandboxError(f"could not start {argv[0]}: {exc.strerror or exc}") from exc
-    cap = OutputCap(output_limit)
     assert proc.stdout is not None
+    if on_start is not None:
+        try:
+            on_start(proc)
+        except BaseException:
+            stop(proc)
+            kill_group(proc)
+            proc.wait()
+            proc.stdout.close()
+            raise
+    cap = OutputCap(output_limit)
     deadline = started + timeout
     timed_out = _pump(proc, cap, deadline, stop, cancel)
-    code: int | None = None
-    try:  # output closed early (``exec >&-``) does not mean the command ended
-        code = _wait(proc, deadline, cancel)
-    except subprocess.TimeoutExpired:
+    # output closed early (``exec >&-``) does not mean the command ended
+    code = wait_until(proc, deadline, cancel)
+    if code is None:
         timed_out = cancel is None or not cancel.is_set()
         stop(proc)
-    if code is None:
-        try:
-            code = proc.wait(STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            pass
+        code = wait_until(proc, time.perf_counter() + STOP_GRACE)
     kill_group(proc)  # whatever the command left in its process group ends with it
     if code is None:
         code = proc.wait()
@@ -185,17 +234,3 @@ def run_process(
         seconds=time.perf_counter() - started,
         cancelled=cancel is not None and cancel.is_set(),
     )
-
-
-def _wait(proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None) -> int:
-    """The exit code, once the process ends; TimeoutExpired at the deadline or a cancel."""
-    while True:
-        left = deadline - time.perf_counter()
-        if cancel is None:
-            return proc.wait(max(0.0, left))
-        if cancel.is_set() or left <= 0:
-            raise subprocess.TimeoutExpired(proc.args, 0)
-        try:
-            return proc.wait(min(left, 0.05))
-        except subprocess.TimeoutExpired:
-            continue
