@@ -82,7 +82,7 @@ async def call(
     tool = (await toolset.get_tools(ctx))[spec.name]
     offered, pipeline.offered = pipeline.offered, None  # the user chose it: not the toolbox
     try:
-        record = pipeline.seen(
+        record = pipeline.open(
             f"{'typed' if typed else 'co'}-{uuid.uuid4().hex[:12]}", spec.name, args
         )
     finally:
