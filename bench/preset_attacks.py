@@ -1,6 +1,8 @@
 """Issue 35's attack families, counted: held / total per family, two ways.
 
-Run: ``uv run python bench/preset_attacks.py`` (``-v`` lists what got through). The
+Run: ``uv run python bench/preset_attacks.py`` (``-v`` lists what the preset let through;
+``--run`` runs what the broad rules let through in a throwaway bubblewrap sandbox, each in
+a fresh copy of a small project, and says what it did). The
 corpus is tests/preset_attacks.py (the issue's own examples and variants of each family,
 written before the table was tuned); tests/test_preset_attacks.py requires every one to be
 asked about with the preset, and tests/test_preset_kernel.py runs what the preset allows.
@@ -16,6 +18,8 @@ asked about with the preset, and tests/test_preset_kernel.py runs what the prese
 from __future__ import annotations
 
 import shlex
+import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -65,6 +69,51 @@ def decider(settings: dict[str, Any], workspace: Path) -> tuple[Callable[[str], 
     return decide, deps
 
 
+def _project(root: Path) -> None:
+    """What the corpus names: x, a folder tools/ with an ls that leaves a mark, a git repo."""
+    (root / "x").write_text("x\n")
+    (root / "tools").mkdir()
+    (root / "tools" / "ls").write_text("#!/bin/sh\ntouch /tmp/w/RAN_TOOLS_LS\n")
+    (root / "tools" / "ls").chmod(0o755)
+    (root / "evil.so").write_bytes(b"\x7fELF")
+    git = ["git", "-C", str(root), "-c", "user.name=co", "-c", "user.email=co@x"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "x"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+
+
+def run_in_bwrap(command: str) -> str:
+    """Run it in a fresh project (writable), the rest of the system read-only, no network,
+    for at most 3 s: what it created or changed, or how it ended."""
+    root = Path(tempfile.mkdtemp(prefix="co-attack-run-"))
+    try:
+        _project(root)
+        before = {p: p.stat().st_mtime_ns for p in root.rglob("*") if ".git" not in p.parts}
+        argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        argv += [
+            "--tmpfs",
+            "/tmp",
+            "--bind",
+            str(root),
+            "/tmp/w",
+            "--chdir",
+            "/tmp/w",
+            "--unshare-all",
+        ]
+        argv += ["--die-with-parent", "--", "timeout", "3", "bash", "-c", command]
+        done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        after = {p: p.stat().st_mtime_ns for p in root.rglob("*") if ".git" not in p.parts}
+        new = sorted(str(p.relative_to(root)) for p in after if p not in before)
+        changed = sorted(str(p.relative_to(root)) for p in before if after.get(p) != before[p])
+        if new or changed:
+            return "wrote " + ", ".join(new + changed)
+        if done.returncode == 124:
+            return "ran until stopped (3 s)"
+        return "wrote nothing" + (f" (exit {done.returncode})" if done.returncode else "")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     verbose = "-v" in sys.argv
     workspace = Path(tempfile.mkdtemp(prefix="co-attacks-"))
@@ -108,7 +157,8 @@ def main() -> None:
             f"\nwith a user's shell:exec:P * rule, these run (the rule trusts P) [{len(through_rules)}]:"
         )
         for family, command in through_rules:
-            print(f"  {family:22} {command}")
+            did = f"  -> {run_in_bwrap(command)}" if "--run" in sys.argv else ""
+            print(f"  {family:22} {command}{did}")
     finally:
         deps.close()
         broad_deps.close()

@@ -212,6 +212,19 @@ def test_what_the_docs_say_the_preset_leaves_out_asks(preset_engine: Any) -> Non
     assert checked >= 30
 
 
+def test_codex_rules_restated_give_codex_verdict_on_every_case() -> None:
+    """bench/compare_codex.py --generated judges Co's generated forms by Codex's rules as it
+    restates them; on every case whose verdict Codex's tests (or beyond.json) state, the
+    restatement gives that verdict."""
+    compare = _compare_module()
+    cases = json.loads((ROOT / "bench" / "codex" / "command_safety.json").read_text())["cases"]
+    cases += json.loads((ROOT / "bench" / "codex" / "beyond.json").read_text())["cases"]
+    wrong = [c for c in cases if compare.codex_runs(c["argv"]) != (c["codex"] == "safe")]
+    assert wrong == [] and len(cases) >= 100
+    assert compare.codex_runs(["sed", "-n", "1,5p", "x"])
+    assert not compare.codex_runs(["sed", "-n", "1,5p;w x", "x"])
+
+
 def test_every_command_co_runs_that_codex_asks_about_is_explained_in_the_docs(
     co_dirs: Path,
 ) -> None:

@@ -14,6 +14,7 @@ both sandboxes.
 
 from __future__ import annotations
 
+from co_core.policy.shell import forms
 from co_core.policy.shell.forms import Form, form
 
 _CHECKSUM = ["-b --binary", "-t --text", "-c --check", "--tag", "-z --zero", "--quiet",
@@ -397,7 +398,24 @@ def markdown(rows: tuple[Form, ...] = ROWS) -> str:
     ]
     lines += ["", "Readers (how each row takes its words apart, as the program does):", ""]
     lines += [f"- **{name}**: {text}" for name, text in READERS.items()]
+    lines += ["", *_reader_flags()]
     return "\n".join(lines)
+
+
+def _reader_flags() -> list[str]:
+    """The option readers' rules as co_core/policy/shell/forms.py applies them."""
+    columns = {
+        "`-la` is `-l -a`": forms.CLUSTERS,
+        "`-n5` is `-n 5`": forms.ATTACHED_SHORT,
+        "`--lines 5` is `--lines=5`": forms.SEPARATE_LONG,
+        "`--` ends options": forms.DASHDASH,
+        "options after an operand": forms.PERMUTE,
+    }
+    lines = ["| reader | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for name in forms.CLUSTERS:
+        cells = ["yes" if flags[name] else "no" for flags in columns.values()]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
 
 
 if __name__ == "__main__":
