@@ -36,7 +36,7 @@ from co_core.kernel import paths
 from co_core.kernel.app import App, raw_core
 from co_core.kernel.errors import CoError, SettingsError, print_warning
 from co_core.ui.answer import Outputs
-from co_core.ui.completion import MentionCompleter
+from co_core.ui.completion import MentionCompleter, complete_now
 from co_core.ui.history import MaskedFileHistory
 from co_core.ui.render import call_line, output_text, result_lines, visible
 from co_core.ui.signals import Ending
@@ -100,6 +100,7 @@ def key_bindings() -> KeyBindings:
     def _newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
 
+    keys.add("tab")(complete_now)  # never lost behind a completion typing started
     return keys
 
 
