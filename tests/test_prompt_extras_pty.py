@@ -219,6 +219,7 @@ def test_ctrl_c_while_a_typed_command_runs_kills_it_and_the_chat_goes_on(
     child.expect(PROMPT)
     assert eventually(lambda: not sleeping(marker), limit=20)
     child.sendline("!echo still here")
+    child.expect(r"\$ echo still here")  # the line Co draws, not the typed one
     child.expect("still here")
     child.expect(PROMPT)
     child.sendcontrol("d")
