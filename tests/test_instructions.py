@@ -239,6 +239,7 @@ def test_status_says_which_files_were_loaded(co_dirs: Path, repo: Path) -> None:
     assert rows["instructions"]["state"] == "ok"
     assert f"{repo / 'AGENTS.md'} (project, 7 bytes)" in rows["instructions"]["detail"]
     assert str(co_dirs / "memory.md") in rows["memory"]["detail"]
+    assert rows["core tools"]["detail"] == "offered (1 tool)"  # remember
 
 
 # -- memory ------------------------------------------------------------------------------
