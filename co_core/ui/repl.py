@@ -569,7 +569,15 @@ class Repl:
             return
         for note in asked.notes:
             self._plain([note], "dim")
-        result = await self.turn(asked.text, tools=asked.tools, mentions=asked.mentions)
+        if not asked.memory:
+            with contextlib.suppress(Exception):  # a failure is the turn's to report
+                await asyncio.to_thread(self.conversation.ready)  # the session's files open
+        files = self.conversation.files
+        withheld = (
+            files.briefing.without_memory(not asked.memory) if files else contextlib.nullcontext()
+        )
+        with withheld:
+            result = await self.turn(asked.text, tools=asked.tools, mentions=asked.mentions)
         if result is not None and asked.then is not None:
             try:
                 said = await asked.then(result)
