@@ -320,9 +320,14 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
+# The rules are under test, not the tool budget: every tool is sent, whatever else is set up.
+EVERY_TOOL = {"tool_budget": 100_000}
+
+
 def note_turn(vault: Path, tmp_path: Path, rules: list[dict[str, str]], *calls: Any) -> Any:
     app = make_app(
-        {"obsidian": {"vault_path": str(vault)}, "policy": {"rules": rules}}, cwd=tmp_path
+        {"obsidian": {"vault_path": str(vault)}, "policy": {"rules": rules}, **EVERY_TOOL},
+        cwd=tmp_path,
     )
     return run_turn(app, "go", script_calls(*calls), headless=True)
 
@@ -344,7 +349,8 @@ def test_a_denied_folder_of_notes_holds_for_every_name(
         unicodedata.normalize("NFD", "café"),
     ]
     app = make_app(
-        {"obsidian": {"vault_path": str(vault)}, "policy": {"rules": deny}}, cwd=tmp_path
+        {"obsidian": {"vault_path": str(vault)}, "policy": {"rules": deny}, **EVERY_TOOL},
+        cwd=tmp_path,
     )
     calls = [("read_note", {"name": n}) for n in names]
     turn = run_turn(app, "go", all_at_once(*calls), headless=True)

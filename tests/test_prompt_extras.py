@@ -4,6 +4,7 @@ policy, with a plugin whose tools and arguments are named unlike co-shell's (tin
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -266,3 +267,30 @@ def test_completion_offers_one_segment_at_a_time() -> None:
     files = ["README.md", "src/main.py", "src/lib/util.py", "tests/test_x.py"]
     assert entries(files, "") == ["README.md", "src/", "tests/"]
     assert entries(files, "src/") == ["src/lib/", "src/main.py"]
+
+
+def test_completion_answers_from_the_last_listing_while_a_new_one_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the first listing is waited for: a later keystroke is answered at once from the
+    last one while git lists again, so a Tab is never lost behind a slow listing."""
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from co_core.ui import completion
+
+    (tmp_path / "first.txt").write_text("1")
+    completer = completion.MentionCompleter(tmp_path)
+
+    def names(text: str) -> list[str]:
+        found = completer.get_completions(Document(text), CompleteEvent(completion_requested=True))
+        return [c.text for c in found]
+
+    assert names("see @f") == ["@first.txt"]
+    (tmp_path / "fresh.txt").write_text("2")
+    assert names("see @f") == ["@first.txt"]  # kept for a while
+    monkeypatch.setattr(completion, "KEEP", 0.0)
+    assert names("see @f") == ["@first.txt"]  # stale: answered at once, a new listing starts
+    for thread in [t for t in threading.enumerate() if t.name == "co-complete"]:
+        thread.join(timeout=30)
+    assert names("see @f") == ["@first.txt", "@fresh.txt"]

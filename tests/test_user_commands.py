@@ -109,10 +109,12 @@ class Offered:
     def __init__(self, answer: str = "ok") -> None:
         self.tools: list[list[str]] = []
         self.prompts: list[str] = []
+        self.instructions: list[str] = []
         self.answer = answer
 
     def __call__(self, messages: list[Any], info: Any) -> ModelResponse:
         self.tools.append([t.name for t in info.function_tools])
+        self.instructions.append(info.instructions or "")
         self.prompts.append(messages[-1].parts[-1].content)
         return ModelResponse(parts=[TextPart(self.answer)])
 
@@ -229,3 +231,24 @@ def _raises(run: Any) -> BaseException:
     except BaseException as exc:
         return exc
     raise AssertionError("did not raise")
+
+
+def test_init_drafts_without_the_users_memory(co_dirs: Path, tmp_path: Path) -> None:
+    """The draft is the project's shared file: the model drafting it is not told the
+    user's own memory (which every other turn is), so no private line can end up in it."""
+    from co_core.agent.memory import append
+
+    ws = tmp_path / "ws"
+    write(ws / "README.md", "# Demo\n")
+    append("user", "my manager is Bob; the VPN is vpn.corp.example", ws)
+    model = Offered("# Demo\n\nRun `make test`.\n")
+    repl = repl_in(ws, model)
+    try:
+        asyncio.run(repl._slash_turn(repl.commands["init"], ""))  # as typed at the prompt
+        asyncio.run(repl.conversation.run_turn("and now?"))
+    finally:
+        done(repl)
+    drafting, after = model.instructions
+    assert "Bob" not in drafting and "README.md" in model.prompts[0]
+    assert "my manager is Bob" in after  # every other turn is told it
+    assert (ws / "AGENTS.md").read_text() == "# Demo\n\nRun `make test`.\n"

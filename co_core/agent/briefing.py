@@ -12,7 +12,8 @@ it, so that a long ``AGENTS.md`` cannot fill a 2,048-token window by itself.
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ class Briefing:
     instructions: Instructions = field(default_factory=Instructions)
     memory_bytes: int = MAX_BYTES
     added: str = ""  # what the user's session_start hooks said for the model
+    withheld: bool = False  # the memory is left out (``/init``: a file for the team)
     _memory: Memory | None = None
     _stamp: tuple[object, ...] = ()
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -56,9 +58,20 @@ class Briefing:
         """What the user should hear once, at the start: files skipped or ignored."""
         return [*self.instructions.skipped, *self.memory.notices]
 
+    @contextmanager
+    def without_memory(self, withhold: bool = True) -> Iterator[None]:
+        """The memory is left out of what the model is told while this lasts: a draft of
+        the project's shared ``AGENTS.md`` must not carry the user's own lines."""
+        before, self.withheld = self.withheld, withhold or self.withheld
+        try:
+            yield
+        finally:
+            self.withheld = before
+
     def text(self, small: bool = False) -> str:
         hooks = f"## From the user's session_start hooks\n{self.added}" if self.added else ""
-        parts = [p for p in (self.instructions.prompt(), self.memory.prompt(), hooks) if p]
+        memory = "" if self.withheld else self.memory.prompt()
+        parts = [p for p in (self.instructions.prompt(), memory, hooks) if p]
         text = "\n\n".join(parts)
         if small and len(text.encode()) > SMALL_BYTES:
             text = text.encode()[:SMALL_BYTES].decode("utf-8", errors="ignore") + " […]"

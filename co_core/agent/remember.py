@@ -34,11 +34,6 @@ def resolve_remember(args: Mapping[str, object], deps: CoDeps) -> Resolved:
 
 
 def remember(ctx: ToolContext, line: str, scope: Literal["user", "project"] = "user") -> str:
-    """Remember a line for later sessions, when the user asks you to.
-
-    Args:
-        line: what to remember.
-        scope: user, or project.
-    """
+    """Save a line the user wants kept to their memory (or the project's)."""
     path, written = append(scope, line, Path(ctx.deps.workspace))
     return f"remembered in {path}: {written}"

@@ -80,8 +80,13 @@ class Hook:
     name: str
 
     @property
+    def named(self) -> str:
+        """``hook 'name'``, quoted the same way whatever quotes the command holds."""
+        return f"hook '{self.name}'"
+
+    @property
     def label(self) -> str:
-        return f"hook {self.name!r} ({self.event})"
+        return f"{self.named} ({self.event})"
 
 
 @dataclass(frozen=True)
@@ -296,7 +301,7 @@ class Hooks:
         said = await self.fire("prompt", {"prompt": prompt})
         for got in said:
             if got.decision == "deny":
-                return prompt, f"hook {got.hook.name!r}: {got.reason or 'no reason given'}"
+                return prompt, f"{got.hook.named}: {got.reason or 'no reason given'}"
         added = [s.context for s in said if s.context]
         return "\n\n".join([prompt, *added]) if added else prompt, None
 
@@ -355,7 +360,7 @@ def _decision(got: Said, decided: Decision) -> Decision:
         effect=effect,
         source="hook",
         rule=got.hook.name,
-        reason=f"hook {got.hook.name!r}: {why}",
+        reason=f"{got.hook.named}: {why}",
         pending=decided.pending or (decided.key,),
         asked_by=None,
     )

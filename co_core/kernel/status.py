@@ -147,7 +147,8 @@ def offered_rows(app: App) -> list[CheckRow]:
         held = blocked.get(plugin, {})
         name = f"{plugin} tools"
         if not held:
-            rows.append(CheckRow(name, plugin, "ok", f"offered ({len(names)} tools)", 0.0))
+            count = f"{len(names)} tool" + ("" if len(names) == 1 else "s")
+            rows.append(CheckRow(name, plugin, "ok", f"offered ({count})", 0.0))
         elif len(held) == len(names):
             rows.append(
                 CheckRow(name, plugin, "off", f"not offered: {next(iter(held.values()))}", 0.0)

@@ -39,12 +39,16 @@ def _context(deps: Any) -> Any:
 
 
 async def expose(app: App, deps: Any, warn: Any) -> Exposed:
-    """Load every plugin tool (one that fails to import is named and skipped)."""
+    """Load every plugin tool (one that fails to import is named and skipped). Co's own
+    ``remember`` (plugin ``core``) is a chat session's, for the memory Co's sessions read:
+    not another client's to write."""
     from pydantic_ai import Tool
     from pydantic_ai.toolsets import FunctionToolset
 
     tools = []
     for spec in app.host.tools():
+        if spec.plugin == "core":
+            continue
         try:
             tools.append(Tool(spec.load(), name=spec.name, max_retries=spec.retries))
         except Exception as exc:

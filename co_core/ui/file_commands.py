@@ -36,6 +36,7 @@ class TurnRequest:
     then: Callable[[TurnResult], Awaitable[str | None]] | None = None
     notes: list[str] = field(default_factory=list)  # said before the turn starts
     mentions: bool = True  # ``@path`` in the text is read in (not in /init's file list)
+    memory: bool = True  # the model is told the user's memory (not for /init's shared file)
 
 
 def audit(conversation: Conversation, event: str, fields: dict[str, Any]) -> None:
@@ -122,7 +123,12 @@ def init(conversation: Conversation, arg: str) -> str | TurnRequest:
 
     request = drafting.request(workspace)
     return TurnRequest(
-        request, (), then, notes=["Drafting AGENTS.md from the project…"], mentions=False
+        request,
+        (),
+        then,
+        notes=["Drafting AGENTS.md from the project…"],
+        mentions=False,
+        memory=False,
     )
 
 

@@ -37,7 +37,7 @@ from co_core.kernel import paths
 from co_core.kernel.app import App, raw_core
 from co_core.kernel.errors import CoError, SettingsError, print_warning
 from co_core.ui.answer import Outputs
-from co_core.ui.completion import MentionCompleter
+from co_core.ui.completion import MentionCompleter, complete_now
 from co_core.ui.history import MaskedFileHistory
 from co_core.ui.render import call_line, output_text, result_lines, shown_args, visible
 from co_core.ui.signals import CtrlC, Ending
@@ -102,6 +102,7 @@ def key_bindings() -> KeyBindings:
     def _newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
 
+    keys.add("tab")(complete_now)  # never lost behind a completion typing started
     return keys
 
 
@@ -600,7 +601,15 @@ class Repl:
             return
         for note in asked.notes:
             self._plain([note], "dim")
-        result = await self.turn(asked.text, tools=asked.tools, mentions=asked.mentions)
+        if not asked.memory:
+            with contextlib.suppress(Exception):  # a failure is the turn's to report
+                await asyncio.to_thread(self.conversation.ready)  # the session's files open
+        files = self.conversation.files
+        withheld = (
+            files.briefing.without_memory(not asked.memory) if files else contextlib.nullcontext()
+        )
+        with withheld:
+            result = await self.turn(asked.text, tools=asked.tools, mentions=asked.mentions)
         if result is not None and asked.then is not None:
             try:
                 said = await asked.then(result)

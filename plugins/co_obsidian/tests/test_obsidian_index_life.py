@@ -273,7 +273,8 @@ def test_a_change_of_the_rules_is_seen_by_the_next_search_and_listing(
     for i in range(3):
         write(vault, f"Inbox/n{i}.md", f"heron number {i}")
     ask = [{"match": "obsidian:read:Private/**", "effect": "ask"}]
-    app = make_app({"obsidian": {"vault_path": str(vault)}, "policy": {"rules": ask}}, cwd=tmp_path)
+    settings = {"obsidian": {"vault_path": str(vault)}, "policy": {"rules": ask}}
+    app = make_app({**settings, "tool_budget": 100_000}, cwd=tmp_path)  # every tool, every turn
     turn = run_turn(
         app,
         "go",
