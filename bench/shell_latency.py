@@ -5,7 +5,9 @@ Each backend is measured beside what it is built on, in the same run and interle
 its own read-only runs (what the read-only preset allowed; Docker's second container is
 started by the warm-up run):
 
-- bubblewrap against bwrap alone (same command line and mounts, no limits, no Co);
+- bubblewrap against bwrap alone (same command line and mounts, no limits, no Co), and
+  how much of it is the move into the command's cgroup (where Co may make one), timed
+  where it happens;
 - Docker (warm container, docker-py over the engine socket) against the ``docker exec``
   CLI and docker-py's ``exec_run`` on the same running container.
 
@@ -64,10 +66,39 @@ def report(backend: str, times: dict[str, list[float]]) -> None:
         ratio = medians[backend] / medians[anchor]
         verdict = "met" if ratio <= budget else "MISSED"
         print(f"  budget: {backend} <= {budget:g}x {anchor}: {ratio:.2f}x, {verdict}")
+    if backend == "bubblewrap" and JOINS:
+        ordered = sorted(JOINS)
+        p90 = ordered[max(0, int(len(ordered) * 0.9) - 1)]
+        print(
+            f"  of it, joining the cgroup (the kernel's move; bwrap sets up meanwhile): "
+            f"median {statistics.median(JOINS):.1f} ms, p90 {p90:.1f} ms"
+        )
+
+
+JOINS: list[float] = []  # milliseconds each bubblewrap command spent joining its cgroup
+
+
+def time_joins(box: Any) -> None:
+    """Time the box's cgroup joins where they happen (Co moves each command's sandbox into
+    its cgroup; on cgroup v1 the kernel makes that move wait for an RCU grace period)."""
+    cgroup = box._group()
+    if cgroup is None:
+        return
+    join = cgroup.join
+
+    def timed(pid: int | None = None) -> None:
+        start = time.perf_counter()
+        try:
+            join(pid)
+        finally:
+            JOINS.append((time.perf_counter() - start) * 1000)
+
+    cgroup.join = timed
 
 
 def bubblewrap_variants(box: Any) -> dict[str, Callable[[], object]]:
     raw = box.argv(["echo", "hi"])  # the floor: bwrap alone, same mounts, no limits
+    time_joins(box)
     ids = {"user": box.uid, "group": box.gid, "extra_groups": []} if os.getuid() == 0 else {}
     return {
         "bubblewrap": lambda: box.run(["echo", "hi"]),

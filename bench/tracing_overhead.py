@@ -1,6 +1,7 @@
 """Tracing overhead: one scripted 20-tool-call turn of Co, tracing off versus on, in one run.
 
 Run: uv run python bench/tracing_overhead.py [-n 30] [--content] [--model-ms 50]
+     [--pydantic-request-spans]
 Target (issue 9): tracing adds at most 10 % to a turn.
 
 The turn is what ``co chat`` runs: Co's session and agent (policy gate, audit trail, context
@@ -59,6 +60,12 @@ def main() -> None:
         default=0.0,
         help="milliseconds each scripted model request takes (default 0: worst case)",
     )
+    parser.add_argument(
+        "--pydantic-request-spans",
+        action="store_true",
+        help="request spans made by pydantic-ai's own step (which prepares each request a "
+        "second time and serialises every tool into it), to compare with Co's lean one",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -87,6 +94,11 @@ def main() -> None:
 
         untraced = conversation(traced=False)
         traced = conversation(traced=True)
+        if args.pydantic_request_spans:
+            from pydantic_ai import _instrumentation
+
+            lean = _instrumentation._prepare_model_request_span_context
+            _instrumentation._prepare_model_request_span_context = lean.full  # type: ignore[attr-defined]
         app = traced.app
         capability = next(  # pydantic-ai's instrumentation, as Co configures it
             part for part in traced.ready().capabilities.parts if isinstance(part, Instrumentation)
@@ -137,6 +149,8 @@ def main() -> None:
         f"model requests take {args.model_ms:g} ms"
     )
     print(f"tracing on = {spans_per_turn} spans per turn written to SQLite (flushed in the timing)")
+    if args.pydantic_request_spans:
+        print("request spans: pydantic-ai's own step (Co's lean one put aside)")
     for column, label in ((0, "wall time"), (1, "CPU time ")):
         off, only, on = (statistics.median(t[column] for t in times[m]) for m in modes)
         # each round's on/off ratio, then their median: a machine that slows down or

@@ -310,10 +310,14 @@ def test_without_content_the_pages_still_say_what_each_request_and_call_did(
     assert turn["input_tokens"] > 0 and turn["output_tokens"] > 0 and turn["duration_ms"] > 0
 
     requests = browse("/traces/model_requests", "model_requests")
-    for column in ("model", "provider", "duration_ms", "input_tokens", "output_tokens"):
+    columns = ("model", "provider", "duration_ms", "input_tokens", "output_tokens")
+    for column in (*columns, "finish_reason", "response_id"):
         assert column in requests.text
     made = rows("/traces/model_requests")
     assert len(made) == 3
+    said_first = [(r["response_id"], r["finish_reason"]) for r in reversed(made)]
+    assert said_first == [("resp-1", "tool_call"), ("resp-2", "tool_call"), ("resp-3", "stop")]
+    assert "resp-3" in requests.text and "tool_call" in requests.text
     for request in made:
         assert (request["model"], request["provider"]) == ("scripted", "function")
         assert request["input_tokens"] > 0 and request["output_tokens"] > 0

@@ -32,6 +32,8 @@ _EXCEPTION = """(SELECT coalesce(json_extract(e.value, '$.attributes."exception.
        json_extract(e.value, '$.attributes."exception.type"'))
      FROM json_each(spans.events) e WHERE json_extract(e.value, '$.name') = 'exception')"""
 _ERROR = f"CASE WHEN status = 'ERROR' THEN coalesce(status_message, {_EXCEPTION}) END"
+_FINISH = """(SELECT group_concat(f.value, ', ')
+     FROM json_each(json_extract(spans.attributes, '$."gen_ai.response.finish_reasons"')) f)"""
 
 
 def _settled(field: str) -> str:
@@ -139,6 +141,8 @@ SELECT trace_id, start_time,
   {_TOKENS_IN} AS input_tokens,
   {_TOKENS_OUT} AS output_tokens,
   {_COST} AS cost_usd,
+  {_FINISH} AS finish_reason,
+  {_attr("gen_ai.response.id")} AS response_id,
   status,
   {_ERROR} AS error,
   id AS span_id
@@ -196,7 +200,8 @@ _QUERIES: dict[str, dict[str, Any]] = {
         "title": "Model requests",
         "description": "The last 500 requests to a model, newest first: model, provider, "
         "the server asked (for local and OpenAI-compatible servers), duration, tokens in "
-        "and out, and cost in US dollars.",
+        "and out, cost in US dollars, why the model stopped (stop, tool_call, length, ...) "
+        "and the provider's id for the response.",
         "sql": MODEL_REQUESTS.strip(),
     },
     "usage_by_model_and_day": {
