@@ -198,12 +198,6 @@ def test_ctrl_c_while_a_hook_runs_ends_it_and_the_chat_goes_on(
     assert "Traceback" not in child.before
 
 
-@pytest.mark.xfail(
-    not hasattr(__import__("co_core"), "cancel_event"),
-    reason="a cancelled call's tool is told to stop once co_core.cancel_event lands (i36); "
-    "until then the sandboxed command runs on to its timeout",
-    strict=True,
-)
 def test_ctrl_c_while_a_typed_command_runs_kills_it_and_the_chat_goes_on(
     chat: Any, workspace: Path, marker: str
 ) -> None:

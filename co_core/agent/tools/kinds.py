@@ -11,24 +11,23 @@ reads what tools declare:
   runs a shell command; ``ARG`` is the argument the job fills in;
 - the **risk** (``read``, ``write``, ``exec``), which must agree;
 - what the tool **does** (``lists``, ``reads``, ``writes``, ``runs``): as declared
-  (``register_tools(does=...)``), else as its risk and its docstring's first word say
-  ("List ..." lists, "Search"/"Find" searches, otherwise a read reads);
-- for a write, which argument is the new **content** (declared ``roles``, else the one
-  other required text argument).
+  (``register_tools(does=...)``), else as :meth:`ToolSpec.what_it_does` reads its risk
+  and docstring;
+- for a write, which argument is the new **content** (its role, declared or read from
+  the signature by :meth:`ToolSpec.roles_of`).
 
 Exactly one tool must fit a job; none, or several, is said in one line.
 """
 
 from __future__ import annotations
 
-import inspect
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from co_core.kernel.errors import CoError
-from co_core.kernel.tools import ToolSpec
+from co_core.kernel.tools import Param, ToolSpec, params_of
 
 Job = Literal["run", "read", "list", "write"]
 FAMILY: dict[Job, str] = {"read": "fs:read:", "list": "fs:read:", "write": "fs:write:"}
@@ -40,8 +39,6 @@ WHAT: dict[Job, str] = {
     "list": "lists workspace folders",
     "write": "writes workspace files",
 }
-_LISTING = frozenset("list lists show shows enumerate browse".split())
-_SEARCHING = frozenset("search searches find finds look lookup query".split())
 
 
 class NoTool(CoError):
@@ -69,46 +66,35 @@ def _field(template: str, prefix: str) -> str | None:
     return name
 
 
-def does(spec: ToolSpec) -> str:
-    """What a tool does: as declared, else read from its risk and docstring."""
-    declared = getattr(spec, "does", None)  # register_tools(does=...), when Co has it
-    if isinstance(declared, str) and declared:
-        return declared
-    if spec.risk is None:
-        return "runs"
-    if spec.risk != "read":
-        return {"write": "writes", "send": "sends", "exec": "runs"}[spec.risk]
+def _read(spec: ToolSpec) -> tuple[list[Param], str]:
+    """The tool's parameters, as the model is shown them, and its description."""
     try:
-        doc = inspect.getdoc(spec.load()) or ""
+        from pydantic_ai import Tool
+
+        tool_def = Tool(spec.load(), name=spec.name).tool_def
     except Exception:
-        return "reads"
-    first = (doc.strip().split() or [""])[0].lower().strip(".,:")
-    if first in _LISTING:
-        return "lists"
-    if first in _SEARCHING:
-        return "searches"
-    return "reads"
+        return [], ""
+    return params_of(tool_def.parameters_json_schema), tool_def.description or ""
+
+
+def does(spec: ToolSpec) -> str:
+    """What a tool does: as declared, else read from its risk and docstring (the same
+    reading the steering and ``co plugins --json`` use: ``ToolSpec.what_it_does``)."""
+    if spec.does is not None:
+        return spec.does
+    return spec.what_it_does(_read(spec)[1])
 
 
 def _content(spec: ToolSpec, argument: str) -> str | None:
-    """A write tool's content argument: declared (role ``content``), else the one other
-    required argument of the function."""
-    roles = getattr(spec, "roles", None)
-    if isinstance(roles, Mapping):
-        found = [name for name, role in roles.items() if role == "content"]
-        return found[0] if len(found) == 1 else None
-    try:
-        params = list(inspect.signature(spec.load()).parameters.values())[1:]  # after ctx
-    except Exception:
-        return None
-    required = [
-        p.name
-        for p in params
-        if p.default is inspect.Parameter.empty
-        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-        and p.name != argument
-    ]
-    return required[0] if len(required) == 1 else None
+    """A write tool's content argument: the one of role ``content`` (declared, or read
+    from the signature by ``ToolSpec.roles_of``), else its one other ``text`` argument."""
+    params, doc = _read(spec)
+    roles = spec.roles_of(params, doc)
+    for role in ("content", "text"):
+        found = [name for name, r in roles.items() if r == role and name != argument]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def fits(
