@@ -265,7 +265,7 @@ def register(app: typer.Typer) -> None:
             + (f": {e['reason']}" if e.get("reason") else ""),
         ),
         "instructions": lambda e: ("read", ", ".join([*e.get("files", []), *e.get("memory", [])])),
-        "command": lambda e: (f"/{e.get('command')}", e.get("file")),
+        "command": lambda e: (f"/{e.get('command')}", e.get("source")),
         "memory": lambda e: (e.get("action"), e.get("line") or e.get("path")),
         "init": lambda e: ("written" if e.get("written") else "not written", e.get("path")),
     }

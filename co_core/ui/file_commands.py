@@ -150,7 +150,7 @@ def own(conversation: Conversation, command: UserCommand, arg: str) -> TurnReque
         "command",
         {
             "command": command.name,
-            "file": str(command.path),
+            "source": str(command.path),
             "scope": command.scope,
             "tools": list(command.tools) if command.tools is not None else None,
             "arguments": arg,
