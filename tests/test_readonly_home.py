@@ -16,6 +16,9 @@ import pexpect
 import pytest
 from pty_chat import CO
 
+from co_core.agent.local import catalog
+from co_core.agent.local import server as local_model
+
 LINE = re.compile(r"directory \S+ is not writable \((Read-only file system|Permission denied)\)")
 
 
@@ -113,3 +116,27 @@ def test_co_chat_runs_without_history_or_traces(home: dict[str, str], tmp_path: 
     assert "not writable" not in screen  # once was enough
     assert (tmp_path / "a.txt").read_text() == "hi" and (tmp_path / "b.txt").exists()
     assert not any(Path(home["HOME"]).iterdir())  # nothing could be, nothing was written
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not (local_model.installed() and catalog.built_in()),
+    reason="needs the local extra: uv sync --all-packages --extra local",
+)
+def test_the_local_model_runs_on_a_read_only_home(home: dict[str, str], tmp_path: Path) -> None:
+    """The default model needs no data folder: its log is a temporary file, gone after."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    asked = subprocess.run(
+        [CO, "ask", "-m", "local", "say hello"],
+        env={**home, "TMPDIR": str(temp)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.strip()  # the model answered
+    assert "error" not in asked.stderr and "Traceback" not in asked.stderr
+    assert "loaded in" in asked.stderr
+    assert not any(Path(home["HOME"]).iterdir())
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("co-local-model")]
