@@ -112,6 +112,12 @@ def stop_all() -> None:
     """Co is ending (SIGTERM/SIGHUP): stop every server this process started, one still
     loading included, and start no other (safe from any thread, a signal handler too)."""
     _ENDING.set()
+    stop_live()
+
+
+def stop_live() -> None:
+    """Stop every server this process started, one still loading included (a chat left
+    while its model was starting); others may start afterwards."""
     with _LIVE_LOCK:
         live = list(_LIVE)
     for server in live:
