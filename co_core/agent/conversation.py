@@ -8,6 +8,7 @@ resource (deps, a local model server, the trace exporter) however it ends. Its
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class Conversation:
     _ready: threading.Event = field(default_factory=threading.Event)
     _model_error: BaseException | None = None
     _model_ready: threading.Event = field(default_factory=threading.Event)
+    _model_starting: bool = False  # ``_start_model`` is under way (in prepare's thread)
     _live: list[Any] | None = None  # the running turn's messages (kept on Ctrl+C)
     _closed: bool = False
     _model_lock: threading.Lock = field(default_factory=threading.Lock)  # who sets ``model``
@@ -138,6 +140,7 @@ class Conversation:
         once in the chat and raised again by the turn that needs the model."""
         from co_core.agent.models import resolve
 
+        self._model_starting = True
         try:
             if self.model is None:
                 spec = self.choice.spec if self.choice is not None else self.model_spec
@@ -159,7 +162,7 @@ class Conversation:
         """No model: said now in the chat (``co ask`` says it as the turn's error)."""
         self._model_error = exc
         self._model_ready.set()
-        if self.frontend.interactive:
+        if self.frontend.interactive and not self._closed:  # not when stopped by close()
             self.frontend.warn(f"model {self.model_label}: {exc}")
 
     def _build(self, settings: Settings) -> None:
@@ -338,6 +341,15 @@ class Conversation:
 
         server.stop_all()
 
+    def _stop_starting_model(self) -> None:
+        """The user left while the model was starting: its server is stopped now, and the
+        start, seeing ``_closed``, closes what it made before Co exits (a daemon thread
+        left to it would be cut off, leaving the server's record and log behind)."""
+        local = sys.modules.get("co_core.agent.local.server")
+        if local is not None:
+            local.stop_live()
+        self._model_ready.wait(timeout=10)
+
     # -- turns --------------------------------------------------------------------------
 
     async def run_turn(
@@ -511,6 +523,8 @@ class Conversation:
         from co_core import telemetry
 
         self._closed = True
+        if self._model_starting and not self._model_ready.is_set():
+            self._stop_starting_model()
         problems: list[str] = []
         try:
             telemetry.shutdown_tracing()

@@ -251,6 +251,11 @@ class TurnView:
         if self.live is not None:
             self.live.update(self._render())
 
+    def restart_clock(self, call_id: str) -> None:
+        """A call answered at the approval prompt: its seconds count from now."""
+        if call_id in self.running:
+            self.running[call_id] = (self.running[call_id][0], time.monotonic())
+
     def show(self, record: ToolCallRecord) -> None:
         """One line when a call is resolved (the arguments it runs with, as the approval
         shows them); when it ends, the first lines of its result (after the call's line, if
@@ -738,6 +743,7 @@ class Repl:
                 raise asyncio.CancelledError() from None
         finally:
             if self.view is not None:
+                self.view.restart_clock(record.call_id)  # it runs from now, not from the question
                 self.view.start()
         return answer
 

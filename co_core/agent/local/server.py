@@ -11,6 +11,10 @@ The server never outlives Co (it holds 0.7-1 GB or more):
 - each server leaves a record (``local-servers/PID.json`` in the data folder) naming it and
   the Co that owns it, by pid and start time; the next Co stops a server whose owner is
   gone and which is still that very process with that command line (:func:`reap`).
+
+A data folder Co cannot write (a read-only home) does not stop the model: the log goes to
+a temporary file, removed when the server stops (kept, and named, when it failed to
+start), and no record is left (the tether alone ends the server).
 """
 
 from __future__ import annotations
@@ -108,6 +112,12 @@ def stop_all() -> None:
     """Co is ending (SIGTERM/SIGHUP): stop every server this process started, one still
     loading included, and start no other (safe from any thread, a signal handler too)."""
     _ENDING.set()
+    stop_live()
+
+
+def stop_live() -> None:
+    """Stop every server this process started, one still loading included (a chat left
+    while its model was starting); others may start afterwards."""
     with _LIVE_LOCK:
         live = list(_LIVE)
     for server in live:
@@ -121,6 +131,21 @@ def open_log(path: Path) -> IO[bytes]:
     with contextlib.suppress(FileNotFoundError):
         os.replace(path, path.with_name(path.name + ".1"))
     return open(path, "wb")  # noqa: SIM115 - closed by the pump, at the server's end
+
+
+def _log_file() -> tuple[Path, IO[bytes], bool]:
+    """Where this run's log goes, its file, and whether it is a temporary one (the data
+    folder cannot be written)."""
+    import tempfile
+
+    try:
+        path = paths.ensure_dir(paths.data_dir()) / "local-model.log"
+        return path, open_log(path), False
+    except OSError as exc:
+        if paths.unwritable(exc) is None:
+            raise
+    log = tempfile.NamedTemporaryFile(prefix="co-local-model-", suffix=".log", delete=False)  # noqa: SIM115
+    return Path(log.name), log, True
 
 
 @dataclass(eq=False)
@@ -138,6 +163,7 @@ class LocalServer:
     log_path: Path | None = None
     _log: threading.Thread | None = field(default=None, repr=False)
     _record: Path | None = field(default=None, repr=False)
+    _temporary_log: bool = field(default=False, repr=False)  # removed at stop()
     _stopped: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -167,8 +193,7 @@ class LocalServer:
             raise CoError("Co is exiting: the local model was not started")
         self._stopped.clear()
         self.port = self.port or free_port()
-        self.log_path = paths.ensure_dir(paths.data_dir()) / "local-model.log"
-        log = open_log(self.log_path)  # closed by the pump, at the server's end
+        self.log_path, log, self._temporary_log = _log_file()  # closed by the pump
         # stdin is the tether: Co keeps the write end open and never writes to it
         self.process = subprocess.Popen(
             self.command(),
@@ -206,9 +231,14 @@ class LocalServer:
             "model": str(self.model_path),
             "port": self.port,
         }
-        folder = paths.ensure_dir(records_dir())
-        self._record = folder / f"{me.pid}.json"
-        paths.write_private(self._record, json.dumps(record))
+        try:
+            folder = paths.ensure_dir(records_dir())
+            self._record = folder / f"{me.pid}.json"
+            paths.write_private(self._record, json.dumps(record))
+        except OSError as exc:
+            if paths.unwritable(exc) is None:
+                raise
+            self._record = None  # a read-only data folder: the tether alone ends it
 
     def _wait(self) -> None:
         import httpx
@@ -219,6 +249,7 @@ class LocalServer:
                 raise CoError("the local model was stopped while it was starting")
             process = self.process
             if process is not None and process.poll() is not None:
+                self._temporary_log = False  # kept: the error names it
                 self.stop()
                 raise CoError(
                     f"the local model server exited with code {process.returncode}; "
@@ -230,6 +261,7 @@ class LocalServer:
             except httpx.HTTPError:
                 pass
             self._stopped.wait(0.2)
+        self._temporary_log = False  # kept: the error names it
         self.stop()
         raise CoError(
             f"the local model server did not answer within {self.startup_timeout:.0f}s "
@@ -260,6 +292,9 @@ class LocalServer:
         if self._log is not None:
             self._log.join(timeout=5)  # the server's last lines reach the log
             self._log = None
+        if self._temporary_log and self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
+            self._temporary_log = False
 
     def close(self) -> None:
         self.stop()

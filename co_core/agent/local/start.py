@@ -13,6 +13,7 @@ from co_core.agent.local import catalog
 from co_core.agent.local import server as local_model
 from co_core.agent.served import compat_model
 from co_core.agent.small import SteeringSettings, steered
+from co_core.kernel import paths
 from co_core.kernel.errors import CoError
 from co_core.kernel.providers import BuiltModel
 from co_core.kernel.settings import Settings
@@ -145,6 +146,14 @@ def _obtain(wanted: Offer | HubFile, frontend: Frontend, *, named: bool) -> tupl
         return None
     if not named and catalog.declined(offer.name):
         frontend.notice(f"using {instead}")
+        return None
+    if (blocked := paths.writable("data")) is not None:  # a read-only home: nowhere to put it
+        if named:
+            raise CoError(f"local:{offer.name} cannot be downloaded: {blocked}")
+        folder = catalog.models_dir()
+        frontend.notice(
+            f"{offer.title} cannot be downloaded ({folder} is not writable); using {instead}"
+        )
         return None
     try:
         taken = frontend.offer_download(offer)
