@@ -24,33 +24,11 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from processes import eventually, sleeping
 from pty_chat import CO
 
 PROMPT = "co>"
 SECONDS = 600  # how long each command would run; each test uses its own number (below)
-
-
-def eventually(check: Callable[[], bool], limit: float = 60.0) -> bool:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
-
-
-def running(marker: str) -> list[int]:
-    """Processes running ``sleep MARKER`` (a Docker container's are in this table too)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if argv[:2] == [b"sleep", marker.encode()]:
-                found.append(int(entry.name))
-    return found
 
 
 def git_status(folder: Path) -> str:
@@ -124,7 +102,7 @@ def shell_chat(
 
 
 def _started(child: pexpect.spawn, marker: str) -> None:
-    assert eventually(lambda: running(marker) != []), "the command never started"
+    assert eventually(lambda: sleeping(marker) != []), "the command never started"
     time.sleep(0.3)  # Ctrl+C well inside the command, not as it starts
 
 
@@ -138,7 +116,7 @@ def test_ctrl_c_at_the_approval_prompt_ends_the_turn(shell_chat) -> None:
     child.expect(PROMPT)
     assert "denied" not in child.before  # not a "no" the model is told about and goes on
     assert "Here it is" not in child.before and "⚙" not in child.before
-    assert running(marker) == []
+    assert sleeping(marker) == []
     # the chat goes on, and Ctrl+C still cancels the next prompt's turn
     child.sendline("hello")
     child.expect("You said")
@@ -163,7 +141,7 @@ def test_ctrl_c_during_an_approved_command_kills_it(shell_chat) -> None:
     child.expect("Cancelled")
     child.expect(PROMPT)
     assert "Here it is" not in child.before  # the model was not asked again
-    assert eventually(lambda: running(marker) == []), "the command outlived its turn"
+    assert eventually(lambda: sleeping(marker) == []), "the command outlived its turn"
     # twice in one session: the second approval and command cancel the same way
     child.sendline(f"run sleep {marker}")
     child.expect(r"Allow\?")
@@ -172,7 +150,7 @@ def test_ctrl_c_during_an_approved_command_kills_it(shell_chat) -> None:
     child.sendintr()
     child.expect("Cancelled")
     child.expect(PROMPT)
-    assert eventually(lambda: running(marker) == [])
+    assert eventually(lambda: sleeping(marker) == [])
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
 
@@ -200,7 +178,7 @@ def test_co_ended_mid_command_leaves_nothing_in_the_project(
         os.kill(child.pid, signal.SIGKILL)
         os.waitpid(child.pid, 0)
         child.closed = True
-    assert eventually(lambda: running(marker) == []), "the command outlived Co"
+    assert eventually(lambda: sleeping(marker) == []), "the command outlived Co"
     assert eventually(lambda: listing(workspace) == before), listing(workspace)
     if git:
         assert git_status(workspace) == status

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from processes import eventually, sleeping
 
 from co_core.agent.local import catalog
 from co_core.agent.local import server as local_model
@@ -32,16 +33,6 @@ pytestmark = [
         reason="needs the local extra: uv sync --all-packages --extra local",
     ),
 ]
-
-
-def eventually(check: Callable[[], bool], limit: float = 60.0) -> bool:
-    """Poll ``check`` until it holds (True) or ``limit`` seconds pass (False)."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 def servers(data: Path) -> list[tuple[ProcessId, dict]]:
@@ -306,20 +297,7 @@ def test_no_sandbox_cgroup_is_left_after_co_is_ended_mid_command(
         assert child.exitstatus == 128 + sig
     # kill -9 too: Co could not remove it, its keeper does once it has gone
     assert eventually(lambda: made not in _cgroups()), f"{made} outlived Co"
-    assert eventually(lambda: _sleeping("611") == []), "the command outlived Co"
-
-
-def _sleeping(seconds: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if argv[:2] == [b"sleep", seconds.encode()]:
-                found.append(int(entry.name))
-    return found
+    assert eventually(lambda: sleeping("611") == []), "the command outlived Co"
 
 
 def test_the_next_co_removes_a_cgroup_a_killed_co_left(

@@ -14,6 +14,7 @@ from typing import Any
 
 import pexpect
 import pytest
+from processes import eventually, sleeping
 
 PROMPT = "co>"
 
@@ -131,31 +132,6 @@ def test_own_commands_complete_show_in_help_and_run(
 
 
 # -- Ctrl+C while the user's hook or a typed command runs ---------------------------------
-
-
-def sleeping(marker: str) -> list[int]:
-    """Processes running ``sleep MARKER`` (a sandbox's are in this table too)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if argv[:2] == [b"sleep", marker.encode()]:
-                found.append(int(entry.name))
-    return found
-
-
-def eventually(check: Any, limit: float = 60.0) -> bool:
-    import time
-
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return bool(check())
 
 
 @pytest.fixture
