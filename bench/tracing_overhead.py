@@ -1,7 +1,7 @@
 """Tracing overhead: one scripted 20-tool-call turn of Co, tracing off versus on, in one run.
 
 Run: uv run python bench/tracing_overhead.py [-n 30] [--content] [--model-ms 50]
-     [--pydantic-request-spans]
+     [--pydantic-request-spans] [--before]
 Target (issue 9): tracing adds at most 10 % to a turn.
 
 The turn is what ``co chat`` runs: Co's session and agent (policy gate, audit trail, context
@@ -17,7 +17,12 @@ the worker shares the machine), flushed inside the timing.
 
 A third, "spans only" column makes the same spans with a TracerProvider that exports
 nothing: it separates what making spans costs on the turn's thread from what the export
-(redaction, cost, SQLite) adds.
+(redaction, cost, SQLite) adds. A fourth, "sampled out", runs pydantic-ai's
+instrumentation with a sampler that drops every span: what its bookkeeping costs without
+OpenTelemetry making a span. ``--before`` adds a fifth, interleaved too: tracing on as it
+was before issue 40's cuts (pydantic-ai's own request-span step and its metrics).
+Besides wall time and process CPU, the turn's own thread CPU (``thread``), which the
+machine's other work moves least, and what the export in the flush took.
 """
 
 from __future__ import annotations
@@ -66,6 +71,11 @@ def main() -> None:
         help="request spans made by pydantic-ai's own step (which prepares each request a "
         "second time and serialises every tool into it), to compare with Co's lean one",
     )
+    parser.add_argument(
+        "--before",
+        action="store_true",
+        help="add a column: tracing on with pydantic-ai's own request-span step and metrics",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -75,7 +85,10 @@ def main() -> None:
         sys.path.insert(0, str(HERE.parent / "tests" / "fixture_plugin"))
 
         from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+        from pydantic_ai import _instrumentation
         from pydantic_ai.capabilities import Instrumentation
+        from pydantic_ai.models.instrumented import InstrumentationSettings
 
         from co_core import telemetry
         from co_core.agent.conversation import Conversation
@@ -94,10 +107,8 @@ def main() -> None:
 
         untraced = conversation(traced=False)
         traced = conversation(traced=True)
+        lean = _instrumentation._prepare_model_request_span_context
         if args.pydantic_request_spans:
-            from pydantic_ai import _instrumentation
-
-            lean = _instrumentation._prepare_model_request_span_context
             _instrumentation._prepare_model_request_span_context = lean.full  # type: ignore[attr-defined]
         app = traced.app
         capability = next(  # pydantic-ai's instrumentation, as Co configures it
@@ -105,30 +116,50 @@ def main() -> None:
         )
         tracer = setup.current_provider().get_tracer("co")
         bare_tracer = TracerProvider().get_tracer("co")  # no exporter: spans made, then dropped
-        tracers = {"off": None, "spans": bare_tracer, "on": tracer}
+        dropped = TracerProvider(sampler=ALWAYS_OFF).get_tracer("co")  # no span recorded
+        tracers = {"off": None, "spans": bare_tracer, "on": tracer, "sampled": dropped}
+        tracers["before"] = tracer
+        settings = capability.settings
+        exports: list[float] = []
 
-        def turn(mode: str) -> tuple[float, float]:
+        def turn(mode: str) -> tuple[float, float, float]:
             # on: the turn plus writing its spans (flushed inside the timing, so the
             # export's cost is charged to the turn that made it)
             spans.activate(tracers[mode], args.content)
             session = untraced if mode == "off" else traced
-            capability.settings.tracer = tracers[mode] or tracer
+            settings.tracer = tracers[mode] or tracer
+            if mode == "before":  # pydantic-ai's own request-span step and metrics
+                _instrumentation._prepare_model_request_span_context = lean.full  # type: ignore[attr-defined]
+                settings.record_metrics = InstrumentationSettings.record_metrics.__get__(settings)  # type: ignore[method-assign]
             session.history = []
-            start, cpu = time.perf_counter(), time.process_time()
+            start, cpu, own = time.perf_counter(), time.process_time(), time.thread_time()
             result = asyncio.run(session.run_turn("look up some colours"))
-            if mode == "on":
+            if mode in ("on", "before"):
+                flushed = time.thread_time()
                 telemetry.flush()
-            elapsed = time.perf_counter() - start, time.process_time() - cpu
+                if mode == "on":
+                    exports.append(time.thread_time() - flushed)
+            elapsed = (
+                time.perf_counter() - start,
+                time.process_time() - cpu,
+                time.thread_time() - own,
+            )
+            if mode == "before":
+                if not args.pydantic_request_spans:
+                    _instrumentation._prepare_model_request_span_context = lean
+                del settings.record_metrics
             assert result.output == f"Looked up {TOOL_CALLS} colours.", result.output
             return elapsed
 
-        modes = ("off", "spans", "on")
+        modes: tuple[str, ...] = ("off", "spans", "on", "sampled")
+        if args.before:
+            modes += ("before",)
         for _ in range(3):  # warm up every path
             for mode in modes:
                 turn(mode)
-        times: dict[str, list[tuple[float, float]]] = {mode: [] for mode in modes}
+        times: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in modes}
         for i in range(args.runs):
-            order = modes[i % 3 :] + modes[: i % 3]  # none always goes first
+            order = modes[i % len(modes) :] + modes[: i % len(modes)]  # none always first
             for mode in order:
                 times[mode].append(turn(mode))
         telemetry.flush()
@@ -151,23 +182,27 @@ def main() -> None:
     print(f"tracing on = {spans_per_turn} spans per turn written to SQLite (flushed in the timing)")
     if args.pydantic_request_spans:
         print("request spans: pydantic-ai's own step (Co's lean one put aside)")
-    for column, label in ((0, "wall time"), (1, "CPU time ")):
-        off, only, on = (statistics.median(t[column] for t in times[m]) for m in modes)
-        # each round's on/off ratio, then their median: a machine that slows down or
-        # speeds up during the run moves both turns of a round alike
-        added = statistics.median(
-            a[column] / b[column] for a, b in zip(times["on"], times["off"], strict=True)
-        )
-        only_added = statistics.median(
-            a[column] / b[column] for a, b in zip(times["spans"], times["off"], strict=True)
-        )
+
+    def added(mode: str, column: int) -> float:
+        # each round's ratio to the untraced turn, then their median: a machine that slows
+        # down or speeds up during the run moves both turns of a round alike
+        pairs = zip(times[mode], times["off"], strict=True)
+        return 100 * (statistics.median(a[column] / b[column] for a, b in pairs) - 1)
+
+    for column, label in ((0, "wall time"), (1, "CPU time "), (2, "thread   ")):
+        off, on = (statistics.median(t[column] for t in times[m]) for m in ("off", "on"))
         print(
             f"  {label}: off {off * 1000:7.1f} ms, on {on * 1000:7.1f} ms, "
-            f"added {(on - off) * 1000:6.1f} ms = {100 * (added - 1):+5.1f} % "
+            f"added {(on - off) * 1000:6.1f} ms = {added('on', column):+5.1f} % "
             f"({(on - off) * 1e6 / spans_per_turn:.0f} us per span); "
-            f"spans only (no export) {100 * (only_added - 1):+5.1f} %"
+            f"spans only (no export) {added('spans', column):+5.1f} %, "
+            f"sampled out {added('sampled', column):+5.1f} %"
+            + (f"; before {added('before', column):+5.1f} %" if args.before else "")
         )
     print("  (percentages: median over rounds of each round's ratio to the untraced turn)")
+    print(
+        f"  export in the flush (redaction, cost, SQLite): {statistics.median(exports) * 1000:.2f} ms"
+    )
     print(f"  spans in the database: {rows}")
     sys.stdout.flush()
 

@@ -134,3 +134,54 @@ def test_request_spans_say_what_pydantic_ais_say_but_the_tools(steps: tuple[Any,
     assert last["gen_ai.response.id"] == "r-4"
     assert last["gen_ai.usage.input_tokens"] > 0 and last["gen_ai.usage.output_tokens"] > 0
     assert [s.name for s in ours] == [s.name for s in theirs]  # the same spans, in order
+
+
+@pytest.mark.parametrize("rule", [True, False], ids=["co", "pydantic-ai"])
+def test_co_records_no_metrics_but_every_request_span_keeps_its_tokens(rule: bool) -> None:
+    """pydantic-ai fills token histograms after every request; Co records traces only, so
+    a real meter under Co's settings gets nothing (pydantic-ai's own settings, beside it,
+    show the meter works), while each request's span still says how many tokens it took."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from pydantic_ai.capabilities import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    from co_core.telemetry.agent_spans import ContentRule
+
+    reader = InMemoryMetricReader()
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    kind = ContentRule if rule else InstrumentationSettings
+    settings = kind(
+        tracer_provider=provider,
+        meter_provider=MeterProvider(metric_readers=[reader]),
+        include_content=False,
+    )
+    model = FunctionModel(_script, model_name="scripted")
+    agent = Agent(model, capabilities=[Instrumentation(settings=settings)])
+
+    @agent.tool_plain
+    def find_colour(shade: str) -> str:
+        """Find a colour by its shade."""
+        return f"{shade} is #008080"
+
+    @agent.tool_plain
+    def wobbly(times: int) -> str:
+        """Fails the first time."""
+        if times == 1:
+            raise ModelRetry("again, with times=2")
+        return "steady"
+
+    assert agent.run_sync("colours please").output == "done"
+    requests = [s for s in exporter.get_finished_spans() if s.name.startswith("chat ")]
+    assert len(requests) == 4
+    assert all((s.attributes or {}).get("gen_ai.usage.input_tokens", 0) > 0 for s in requests)
+    data = reader.get_metrics_data()
+    metrics = [
+        metric.name
+        for resource in (data.resource_metrics if data else [])
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+    ]
+    assert (metrics == []) is rule, metrics

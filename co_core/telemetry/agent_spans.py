@@ -14,7 +14,9 @@ than a copy of its own, and changes three things through its public settings:
 - the request's parameters (every tool's schema again) are left out;
 - without content, a request's span does not prepare the request a second time (the
   model prepares it to send it anyway) nor serialise every tool's definition into it:
-  :func:`lean_request_attributes` (pydantic-ai has no setting for either).
+  :func:`lean_request_attributes` (pydantic-ai has no setting for either);
+- no metrics: Co records traces, so pydantic-ai's token and cost histograms (recorded
+  into a no-op meter) are not built at all (:meth:`ContentRule.record_metrics`).
 
 Co's own spans (policy, approval, plugin, sandbox, MCP) nest under these. A plugin's own
 agent gets the same spans from ``co_core.telemetry.capabilities()``.
@@ -44,6 +46,11 @@ class ContentRule(InstrumentationSettings):
         """The request's messages and the answer, as span attributes: content only."""
         if self.include_content:
             super().handle_messages(*args, **kwargs)
+
+    def record_metrics(self, *args: Any, **kwargs: Any) -> None:
+        """Nothing: Co gives pydantic-ai a no-op meter (traces, not metrics), so the token,
+        cost and first-chunk histograms it would fill after every request record nothing;
+        the same figures are on the request's span (``gen_ai.usage.*``)."""
 
     def messages_to_otel_messages(self, messages: list[Any], **kwargs: Any) -> list[Any]:
         """The run's messages (``pydantic_ai.all_messages``): content only."""
