@@ -29,8 +29,10 @@ import select
 import shutil
 import signal
 import subprocess
+import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,12 +48,14 @@ from co_shell.sandbox.base import (
 )
 from co_shell.sandbox.cgroups import Cgroup
 from co_shell.sandbox.process import (
+    collect,
     count_processes,
     kill_group,
     limiter,
     parse_size,
     run_process,
 )
+from co_shell.sandbox.standby import Standby
 from co_shell.settings import ShellSettings
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
@@ -104,13 +108,26 @@ class _Door:
     """bwrap's two pipes around the moment its sandbox exists: ``--info-fd`` says the
     sandbox's first process id, ``--block-fd`` holds that process just before it runs the
     command until Co lets it go (one byte). Closing Co's end lets it go too, so it is
-    closed only after the sandbox was let go or killed."""
+    closed only after the sandbox was let go or killed. Without ``block`` (the limits are
+    on already), only the first."""
 
-    def __init__(self) -> None:
+    def __init__(self, block: bool = True) -> None:
         self.info_read, self.info_write = os.pipe()
-        self.block_read, self.block_write = os.pipe()
-        self._open = [self.info_read, self.info_write, self.block_read, self.block_write]
+        self._open = [self.info_read, self.info_write]
+        self.block_read = self.block_write = -1
+        if block:
+            self.block_read, self.block_write = os.pipe()
+            self._open += [self.block_read, self.block_write]
         self.child: int | None = None
+
+    def fds(self) -> tuple[int, ...]:
+        """What bwrap is given."""
+        return tuple(fd for fd in (self.info_write, self.block_read) if fd >= 0)
+
+    def handed_over(self) -> None:
+        """bwrap has its copies: Co's are closed (so bwrap's ending is seen)."""
+        self._close(self.info_write)
+        self._close(self.block_read)
 
     def _close(self, fd: int) -> None:
         if fd in self._open:
@@ -120,8 +137,7 @@ class _Door:
     def wait_child(self, deadline: float) -> int | None:
         """The sandbox's pid once bwrap made it; None if bwrap ended (or took until the
         deadline) without making one."""
-        self._close(self.info_write)  # bwrap's copies only, from here on
-        self._close(self.block_read)
+        self.handed_over()
         data = b""
         while True:
             ready, _, _ = select.select([self.info_read], [], [], deadline - time.perf_counter())
@@ -210,9 +226,70 @@ class _Limits:
                 raise _NotPermitted() from exc
 
 
+@dataclass(frozen=True)
+class _Ready:
+    """A standby for the next command: in ``cgroup`` with its limits on, its door open."""
+
+    standby: Standby
+    door: _Door
+    cgroup: Cgroup
+
+
+class _Spare:
+    """The next command's standby, made in the background after a command (or in
+    ``prepare``): what it costs (a process started, moved into the cgroup) is paid
+    while nothing waits. One at a time; ``take`` waits for one still being made."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._ready: _Ready | None = None
+
+    def make(self, factory: Callable[[], _Ready]) -> None:
+        with self._lock:
+            if self._thread is not None or self._ready is not None:
+                return
+            thread = threading.Thread(
+                target=self._make, args=(factory,), name="co-bwrap-standby", daemon=True
+            )
+            self._thread = thread
+        thread.start()
+
+    def _make(self, factory: Callable[[], _Ready]) -> None:
+        try:
+            ready: _Ready | None = factory()
+        except Exception:  # the next command goes the usual way, and meets the error there
+            ready = None
+        with self._lock:
+            self._ready = ready
+
+    def take(self) -> _Ready | None:
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+        with self._lock:
+            self._thread = None
+            ready, self._ready = self._ready, None
+        return ready
+
+    def discard(self) -> None:
+        ready = self.take()
+        if ready is not None:
+            ready.standby.discard()
+            ready.door.close()
+
+
+def _shut(spare: _Spare, cgroup: Cgroup) -> None:
+    """The standby ends first: a cgroup with a process in it cannot be removed."""
+    spare.discard()
+    cgroup.remove()
+
+
 class BubblewrapSandbox:
     name = "bubblewrap"
     workdir = WORKDIR
+    ahead = True  # each command's bwrap started ahead of it (a standby); False: at run time
 
     def __init__(self, settings: ShellSettings, workspace: Path) -> None:
         self.settings = settings
@@ -222,6 +299,8 @@ class BubblewrapSandbox:
         if problem:
             raise SandboxUnavailable(f"bubblewrap sandbox unavailable: {problem}; {FIX}")
         self.exe = shutil.which("bwrap") or "bwrap"
+        self.bash = shutil.which("bash") or "/bin/bash"
+        self._spare = _Spare()
         self._cgroup: Cgroup | None = None
         self._cgroup_tried = False
         self._from_outside = True  # limits set on the held sandbox, until Co may not
@@ -263,7 +342,9 @@ class BubblewrapSandbox:
             guarded += ["--ro-bind", str(self.workspace / name), f"{WORKDIR}/{name}"]
         info = []
         if door is not None:
-            info = ["--info-fd", str(door.info_write), "--block-fd", str(door.block_read)]
+            info = ["--info-fd", str(door.info_write)]
+            if door.block_read >= 0:
+                info += ["--block-fd", str(door.block_read)]
         return [
             self.exe,
             "--unshare-all",
@@ -294,7 +375,7 @@ class BubblewrapSandbox:
             self._cgroup = Cgroup.create(parse_size(s.memory), s.cpus, s.pids)
             self._cgroup_tried = True
             if self._cgroup is not None:  # removed even if close() is never called
-                weakref.finalize(self, self._cgroup.remove)
+                weakref.finalize(self, _shut, self._spare, self._cgroup)
         return self._cgroup
 
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
@@ -311,7 +392,9 @@ class BubblewrapSandbox:
             held = protect.hold(self.workspace)
             try:
                 try:
-                    result = self._run(argv, held, timeout, limits, self._from_outside)
+                    result = self._run_ready(argv, held, timeout, cgroup)
+                    if result is None:
+                        result = self._run(argv, held, timeout, limits, self._from_outside)
                 except _NotPermitted:  # nothing of the command ran: it was held
                     self._from_outside = False
                     result = self._run(argv, held, timeout, limits, False)
@@ -321,7 +404,73 @@ class BubblewrapSandbox:
             finally:
                 refused = protect.refuse_new(self.workspace, held)  # nothing of it runs now
                 protect.release(self.workspace)
-            return with_refusals(result, refused)
+        self._make_spare(limits)
+        return with_refusals(result, refused)
+
+    def _make_spare(self, limits: _Limits) -> None:
+        """Start the next command's standby, where it saves the move into a cgroup (with
+        none, there is nothing slow to do ahead of time)."""
+        cgroup = limits.cgroup
+        if cgroup is None or cgroup is not self._cgroup or not self._from_outside:
+            return
+        if not self.ahead:
+            return
+        root = os.getuid() == 0
+
+        def factory() -> _Ready:
+            door = _Door(block=False)
+            try:
+                standby = Standby(
+                    self.bash,
+                    env=minimal_env(),
+                    cwd=str(self.workspace),
+                    pass_fds=door.fds(),
+                    user=self.uid if root else None,
+                    group=self.gid if root else None,
+                    ready=limits.put_on,
+                )
+            except BaseException:
+                door.close()
+                raise
+            door.handed_over()
+            return _Ready(standby, door, cgroup)
+
+        self._spare.make(factory)
+
+    def _run_ready(
+        self, argv: list[str], held: protect.Held, timeout: float, cgroup: Cgroup | None
+    ) -> CommandResult | None:
+        """The command in the standby made for it, timed from now; None (nothing run) if
+        there is none fit for it."""
+        ready = self._spare.take()
+        if ready is None:
+            return None
+        door = ready.door
+        try:
+            fit = ready.cgroup is cgroup and self._from_outside
+            started = time.perf_counter()
+            if not fit or not ready.standby.launch(self.argv(argv, held.names, door)):
+                ready.standby.discard()
+                return None
+            deadline = started + timeout
+
+            def on_start(proc: subprocess.Popen[bytes]) -> None:
+                if door.wait_child(deadline) is None:  # bwrap failed (its output says why)
+                    try:
+                        proc.wait(max(0.0, deadline - time.perf_counter()))
+                    except subprocess.TimeoutExpired:
+                        raise SandboxError("bubblewrap did not start the sandbox in time") from None
+
+            return collect(
+                ready.standby.proc,
+                started=started,
+                timeout=timeout,
+                output_limit=self.settings.output_limit,
+                stop=_Stopper(door),
+                on_start=on_start,
+            )
+        finally:
+            door.close()
 
     def _run(
         self,
@@ -362,7 +511,7 @@ class BubblewrapSandbox:
                 output_limit=self.settings.output_limit,
                 preexec=preexec,
                 stop=_Stopper(door),
-                pass_fds=(door.info_write, door.block_read),
+                pass_fds=door.fds(),
                 on_start=on_start,
                 # bwrap gives the sandbox a session of its own (--new-session); one for
                 # bwrap too would be a new scheduler autogroup: slower on a busy machine
@@ -374,10 +523,15 @@ class BubblewrapSandbox:
             door.close()
 
     def prepare(self) -> None:
-        """Nothing to start: every command gets its own namespaces."""
+        """The first command's standby (every command gets its own namespaces)."""
+        cgroup = self._group()
+        if cgroup is not None:
+            self._make_spare(_Limits(cgroup, None, None))
 
     def close(self) -> None:
-        """Remove the cgroup; nothing else lingers (every command had its own namespaces)."""
+        """End the standby, remove the cgroup; nothing else lingers (every command had its
+        own namespaces)."""
+        self._spare.discard()
         if self._cgroup is not None:
             self._cgroup.remove()
         self._cgroup, self._cgroup_tried = None, False
