@@ -108,7 +108,8 @@ def test_without_a_cgroup_the_rlimits_are_the_commands_own(workspace: Path) -> N
         out = box.run(["bash", "-c", "ulimit -v; ulimit -u; ulimit -c"]).output.split()
         memory, nproc, core = out
         assert int(memory) == 300 * 1024  # KiB
-        assert int(nproc) > 77  # the user's processes so far, plus the 77 allowed
+        # the user's processes so far (none, when no other sandbox runs as them), plus 77
+        assert int(nproc) >= 77
         assert core == "0"
         assert box.run(["echo", "again"]).output == "again\n"  # the same way next time
     finally:

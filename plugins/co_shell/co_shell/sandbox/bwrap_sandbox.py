@@ -55,7 +55,7 @@ from co_shell.sandbox.process import (
     parse_size,
     run_process,
 )
-from co_shell.sandbox.standby import Standby
+from co_shell.sandbox.standby import LOST, Standby
 from co_shell.settings import ShellSettings
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
@@ -187,6 +187,10 @@ class _Stopper:
 
 class _NotPermitted(Exception):
     """Co may not set the held sandbox's rlimits from outside (see ``_Limits.put_on``)."""
+
+
+class _Lost(Exception):
+    """The standby ended before it made a sandbox: nothing of the command ran."""
 
 
 class _CgroupLost(SandboxError):
@@ -457,18 +461,23 @@ class BubblewrapSandbox:
             def on_start(proc: subprocess.Popen[bytes]) -> None:
                 if door.wait_child(deadline) is None:  # bwrap failed (its output says why)
                     try:
-                        proc.wait(max(0.0, deadline - time.perf_counter()))
+                        code = proc.wait(max(0.0, deadline - time.perf_counter()))
                     except subprocess.TimeoutExpired:
                         raise SandboxError("bubblewrap did not start the sandbox in time") from None
+                    if code < 0 or code == LOST:  # killed, or bash ran nothing: no sandbox
+                        raise _Lost()
 
-            return collect(
-                ready.standby.proc,
-                started=started,
-                timeout=timeout,
-                output_limit=self.settings.output_limit,
-                stop=_Stopper(door),
-                on_start=on_start,
-            )
+            try:
+                return collect(
+                    ready.standby.proc,
+                    started=started,
+                    timeout=timeout,
+                    output_limit=self.settings.output_limit,
+                    stop=_Stopper(door),
+                    on_start=on_start,
+                )
+            except _Lost:  # ended behind Co's back before it made a sandbox
+                return None
         finally:
             door.close()
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from co_shell.sandbox.process import spawn
 
+LOST = 125  # its exit code when it runs nothing (no whole argv)
 PIPE_SIZE = 1 << 20  # the largest a user may ask for by default (pipe-max-size)
 
 
@@ -36,7 +37,8 @@ def script(fd: int) -> str:
     command does not get it), check the last is the token (``$1``), drop it, exec the rest."""
     return (
         f"mapfile -d '' -t a <&{fd} && exec {fd}<&- && "
-        '[[ ${#a[@]} -gt 1 && ${a[-1]} == "$1" ]] || exit 125; unset "a[-1]"; exec "${a[@]}"'
+        f'[[ ${{#a[@]}} -gt 1 && ${{a[-1]}} == "$1" ]] || exit {LOST}; unset "a[-1]"; '
+        'exec "${a[@]}"'
     )
 
 
