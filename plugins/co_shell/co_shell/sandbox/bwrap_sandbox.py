@@ -270,7 +270,7 @@ class _Spare:
     def take(self) -> _Ready | None:
         with self._lock:
             thread = self._thread
-        if thread is not None:
+        if thread is not None and thread is not threading.current_thread():
             thread.join()
         with self._lock:
             self._thread = None
@@ -420,17 +420,21 @@ class BubblewrapSandbox:
         if not self.ahead:
             return
         root = os.getuid() == 0
+        # what the thread needs, not the sandbox: it must not keep it alive (its finalizer
+        # would then run in that thread and wait for it)
+        bash, cwd = self.bash, str(self.workspace)
+        user, group = (self.uid, self.gid) if root else (None, None)
 
         def factory() -> _Ready:
             door = _Door(block=False)
             try:
                 standby = Standby(
-                    self.bash,
+                    bash,
                     env=minimal_env(),
-                    cwd=str(self.workspace),
+                    cwd=cwd,
                     pass_fds=door.fds(),
-                    user=self.uid if root else None,
-                    group=self.gid if root else None,
+                    user=user,
+                    group=group,
                     ready=limits.put_on,
                 )
             except BaseException:
