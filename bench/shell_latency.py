@@ -6,7 +6,8 @@ Each backend is measured beside what it is built on, in the same run and interle
 - bubblewrap against bwrap alone (same command line and mounts, no limits, no Co), and
   against itself without the standby (each command's bwrap started and moved into its
   cgroup at run time, as before), with the moves into the cgroup (where Co may make one)
-  timed where they happen;
+  timed where they happen, and two commands in a row (no gap for the standby to be made
+  in) with and without it;
 - Docker (warm container, docker-py over the engine socket) against the ``docker exec``
   CLI and docker-py's ``exec_run`` on the same running container.
 
@@ -113,6 +114,9 @@ def bubblewrap_variants(box: Any) -> dict[str, Callable[[], object]]:
         "bubblewrap": lambda: box.run(["echo", "hi"]),
         "bubblewrap, no standby": lambda: at_run.run(["echo", "hi"]),
         "bwrap alone": lambda: subprocess.run(raw, capture_output=True, check=True, **ids),
+        # two commands with no gap: the second waits for the standby still being made
+        "bubblewrap, 2 in a row": lambda: [box.run(["echo", "hi"]) for _ in range(2)],
+        "no standby, 2 in a row": lambda: [at_run.run(["echo", "hi"]) for _ in range(2)],
     }
 
 

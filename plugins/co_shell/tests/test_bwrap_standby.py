@@ -78,8 +78,11 @@ def members(box: Any) -> list[set[int]]:
 
 
 def standby(box: Any) -> int:
-    """The one process waiting in the box's cgroup (in every controller's folder)."""
+    """The one process waiting in the box's cgroup (in every controller's folder), once it
+    is made (a command that comes while it is being made goes without it)."""
     assert eventually(lambda: all(len(found) == 1 for found in members(box))), members(box)
+    thread = box._spare._thread
+    assert thread is None or eventually(lambda: not thread.is_alive())
     [pid] = set.intersection(*members(box))
     return pid
 
@@ -223,3 +226,15 @@ def test_a_killed_co_leaves_no_standby_and_runs_nothing(workspace: Path) -> None
     finally:
         co.kill()
         co.wait()
+
+
+def test_a_command_that_comes_while_its_standby_is_made_goes_without_it(box: Any) -> None:
+    """``prepare`` comes right before each command: the first goes the usual way (still
+    held to the cgroup), the standby it started is the next one's."""
+    box.prepare()
+    forks = box.run(["python3", "-c", FORK_UNTIL_REFUSED])
+    assert 0 < int(forks.output) < 77
+    pid = standby(box)
+    box.prepare()  # one is there: nothing more is started
+    assert standby(box) == pid
+    assert box.run(["echo", "next"]).output == "next\n"

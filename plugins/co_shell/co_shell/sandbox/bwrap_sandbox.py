@@ -242,7 +242,7 @@ class _Ready:
 class _Spare:
     """The next command's standby, made in the background after a command (or in
     ``prepare``): what it costs (a process started, moved into the cgroup) is paid
-    while nothing waits. One at a time; ``take`` waits for one still being made."""
+    while nothing waits. One at a time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -267,10 +267,15 @@ class _Spare:
         with self._lock:
             self._ready = ready
 
-    def take(self) -> _Ready | None:
+    def take(self, wait: bool = True) -> _Ready | None:
+        """The standby; one still being made is waited for, or (not ``wait``) left to be
+        made for a later command: waiting for it costs more than going without it (its
+        move into the cgroup, which without it overlaps with bwrap's own set-up)."""
         with self._lock:
             thread = self._thread
         if thread is not None and thread is not threading.current_thread():
+            if not wait and thread.is_alive():
+                return None
             thread.join()
         with self._lock:
             self._thread = None
@@ -450,7 +455,7 @@ class BubblewrapSandbox:
     ) -> CommandResult | None:
         """The command in the standby made for it, timed from now; None (nothing run) if
         there is none fit for it."""
-        ready = self._spare.take()
+        ready = self._spare.take(wait=False)
         if ready is None:
             return None
         door = ready.door
