@@ -17,6 +17,12 @@ sets its rlimits (``prlimit``), then lets it go (:class:`_Door`). Nothing of the
 runs before; and no Python runs in the child (a ``preexec_fn`` makes CPython fork the
 whole of Co and run its at-fork handlers there, a millisecond or more a command). Where
 Co may not set another process's rlimits, it sets them in the child as before.
+
+With a cgroup, that move (slow on cgroup v1: an RCU grace period, 5 to 12 ms) is made
+ahead of the command: after each command (or in ``prepare``) the next one's bwrap is
+started as a :class:`~co_shell.sandbox.standby.Standby`, moved into the cgroup and
+limited while nothing waits, and at run time it is only given its command line
+(:class:`_Spare`). A command that comes while it is still being made goes the way above.
 """
 
 from __future__ import annotations
