@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from co_shell.sandbox.cgroups import reap
 from shell_testlib import make_workspace, require_backend, sandbox_for
 
 FORK_UNTIL_REFUSED = """
@@ -226,6 +227,7 @@ def test_a_killed_co_leaves_no_standby_and_runs_nothing(workspace: Path) -> None
     finally:
         co.kill()
         co.wait()
+        reap()  # the cgroup a killed Co leaves, as the next Co would
 
 
 def test_a_command_that_comes_while_its_standby_is_made_goes_without_it(box: Any) -> None:
