@@ -108,7 +108,8 @@ def test_without_a_cgroup_the_rlimits_are_the_commands_own(workspace: Path) -> N
         out = box.run(["bash", "-c", "ulimit -v; ulimit -u; ulimit -c"]).output.split()
         memory, nproc, core = out
         assert int(memory) == 300 * 1024  # KiB
-        assert int(nproc) > 77  # the user's processes so far, plus the 77 allowed
+        # the user's processes so far (none, when no other sandbox runs as them), plus 77
+        assert int(nproc) >= 77
         assert core == "0"
         assert box.run(["echo", "again"]).output == "again\n"  # the same way next time
     finally:
@@ -135,7 +136,18 @@ def test_a_command_never_sees_the_pipes_that_held_it(box: Any) -> None:
 
 
 def test_many_commands_in_a_row_leave_no_descriptor_open(box: Any) -> None:
-    before = len(os.listdir("/proc/self/fd"))
+    def settled() -> int:
+        """Co's open descriptors, the next command's standby (if any) made."""
+        thread = box._spare._thread
+        if thread is not None:
+            thread.join()
+        return len(os.listdir("/proc/self/fd"))
+
+    box.run(["true"])
+    standby = 3 if box._group() is not None else 0  # a standby only where there is a cgroup
+    before = settled()  # with the standby's three (its output, its argv, bwrap's info)
     for _ in range(30):
         box.run(["true"])
-    assert len(os.listdir("/proc/self/fd")) == before
+    assert settled() == before
+    box.close()
+    assert settled() == before - standby

@@ -19,6 +19,12 @@ sets its rlimits (``prlimit``), then lets it go (:class:`_Door`). Nothing of the
 runs before; and no Python runs in the child (a ``preexec_fn`` makes CPython fork the
 whole of Co and run its at-fork handlers there, a millisecond or more a command). Where
 Co may not set another process's rlimits, it sets them in the child as before.
+
+With a cgroup, that move (slow on cgroup v1: an RCU grace period, 5 to 12 ms) is made
+ahead of the command: after each command (or in ``prepare``) the next one's bwrap is
+started as a :class:`~co_shell.sandbox.standby.Standby`, moved into the cgroup and
+limited while nothing waits, and at run time it is only given its command line
+(:class:`_Spare`). A command that comes while it is still being made goes the way above.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import subprocess
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,12 +57,14 @@ from co_shell.sandbox.base import (
 )
 from co_shell.sandbox.cgroups import Cgroup
 from co_shell.sandbox.process import (
+    collect,
     count_processes,
     kill_group,
     limiter,
     parse_size,
     run_process,
 )
+from co_shell.sandbox.standby import LOST, Standby
 from co_shell.settings import ShellSettings
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
@@ -108,13 +117,26 @@ class _Door:
     """bwrap's two pipes around the moment its sandbox exists: ``--info-fd`` says the
     sandbox's first process id, ``--block-fd`` holds that process just before it runs the
     command until Co lets it go (one byte). Closing Co's end lets it go too, so it is
-    closed only after the sandbox was let go or killed."""
+    closed only after the sandbox was let go or killed. Without ``block`` (the limits are
+    on already), only the first."""
 
-    def __init__(self) -> None:
+    def __init__(self, block: bool = True) -> None:
         self.info_read, self.info_write = os.pipe()
-        self.block_read, self.block_write = os.pipe()
-        self._open = [self.info_read, self.info_write, self.block_read, self.block_write]
+        self._open = [self.info_read, self.info_write]
+        self.block_read = self.block_write = -1
+        if block:
+            self.block_read, self.block_write = os.pipe()
+            self._open += [self.block_read, self.block_write]
         self.child: int | None = None
+
+    def fds(self) -> tuple[int, ...]:
+        """What bwrap is given."""
+        return tuple(fd for fd in (self.info_write, self.block_read) if fd >= 0)
+
+    def handed_over(self) -> None:
+        """bwrap has its copies: Co's are closed (so bwrap's ending is seen)."""
+        self._close(self.info_write)
+        self._close(self.block_read)
 
     def _close(self, fd: int) -> None:
         if fd in self._open:
@@ -124,8 +146,7 @@ class _Door:
     def wait_child(self, deadline: float) -> int | None:
         """The sandbox's pid once bwrap made it; None if bwrap ended (or took until the
         deadline) without making one."""
-        self._close(self.info_write)  # bwrap's copies only, from here on
-        self._close(self.block_read)
+        self.handed_over()
         data = b""
         while True:
             ready, _, _ = select.select([self.info_read], [], [], deadline - time.perf_counter())
@@ -177,6 +198,10 @@ class _NotPermitted(Exception):
     """Co may not set the held sandbox's rlimits from outside (see ``_Limits.put_on``)."""
 
 
+class _Lost(Exception):
+    """The standby ended before it made a sandbox: nothing of the command ran."""
+
+
 class _CgroupLost(SandboxError):
     """The sandbox's cgroup could not be joined (removed behind Co's back)."""
 
@@ -214,9 +239,75 @@ class _Limits:
                 raise _NotPermitted() from exc
 
 
+@dataclass(frozen=True)
+class _Ready:
+    """A standby for the next command: in ``cgroup`` with its limits on, its door open."""
+
+    standby: Standby
+    door: _Door
+    cgroup: Cgroup
+
+
+class _Spare:
+    """The next command's standby, made in the background after a command (or in
+    ``prepare``): what it costs (a process started, moved into the cgroup) is paid
+    while nothing waits. One at a time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._ready: _Ready | None = None
+
+    def make(self, factory: Callable[[], _Ready]) -> None:
+        with self._lock:
+            if self._thread is not None or self._ready is not None:
+                return
+            thread = threading.Thread(
+                target=self._make, args=(factory,), name="co-bwrap-standby", daemon=True
+            )
+            self._thread = thread
+        thread.start()
+
+    def _make(self, factory: Callable[[], _Ready]) -> None:
+        try:
+            ready: _Ready | None = factory()
+        except Exception:  # the next command goes the usual way, and meets the error there
+            ready = None
+        with self._lock:
+            self._ready = ready
+
+    def take(self, wait: bool = True) -> _Ready | None:
+        """The standby; one still being made is waited for, or (not ``wait``) left to be
+        made for a later command: waiting for it costs more than going without it (its
+        move into the cgroup, which without it overlaps with bwrap's own set-up)."""
+        with self._lock:
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            if not wait and thread.is_alive():
+                return None
+            thread.join()
+        with self._lock:
+            self._thread = None
+            ready, self._ready = self._ready, None
+        return ready
+
+    def discard(self) -> None:
+        ready = self.take()
+        if ready is not None:
+            ready.standby.discard()
+            ready.door.close()
+
+
+def _shut(spare: _Spare, cgroup: Cgroup) -> None:
+    """The standby ends first: a cgroup with a process in it cannot be removed."""
+    spare.discard()
+    cgroup.remove()
+
+
 class BubblewrapSandbox:
     name = "bubblewrap"
     workdir = WORKDIR
+    ahead = True  # each command's bwrap started ahead of it (a standby); False: at run time
 
     def __init__(self, settings: ShellSettings, workspace: Path) -> None:
         self.settings = settings
@@ -226,6 +317,8 @@ class BubblewrapSandbox:
         if problem:
             raise SandboxUnavailable(f"bubblewrap sandbox unavailable: {problem}; {FIX}")
         self.exe = shutil.which("bwrap") or "bwrap"
+        self.bash = shutil.which("bash") or "/bin/bash"
+        self._spare = _Spare()
         self._cgroup: Cgroup | None = None
         self._cgroup_tried = False
         self._watched = False  # the keeper knows the workspace (placeholders may be made)
@@ -281,7 +374,9 @@ class BubblewrapSandbox:
             sealed = []
         info = []
         if door is not None:
-            info = ["--info-fd", str(door.info_write), "--block-fd", str(door.block_read)]
+            info = ["--info-fd", str(door.info_write)]
+            if door.block_read >= 0:
+                info += ["--block-fd", str(door.block_read)]
         return [
             self.exe,
             "--unshare-all",
@@ -313,7 +408,7 @@ class BubblewrapSandbox:
             self._cgroup = Cgroup.create(parse_size(s.memory), s.cpus, s.pids)
             self._cgroup_tried = True
             if self._cgroup is not None:  # removed even if close() is never called
-                weakref.finalize(self, self._cgroup.remove)
+                weakref.finalize(self, _shut, self._spare, self._cgroup)
         return self._cgroup
 
     def run(
@@ -342,7 +437,9 @@ class BubblewrapSandbox:
             run = functools.partial(self._run, argv, held, timeout, limits, cancel, read_only)
             try:
                 try:
-                    result = run(self._from_outside)
+                    result = self._run_ready(argv, held, timeout, cgroup, cancel, read_only)
+                    if result is None:
+                        result = run(self._from_outside)
                 except _NotPermitted:  # nothing of the command ran: it was held
                     self._from_outside = False
                     result = run(False)
@@ -353,7 +450,91 @@ class BubblewrapSandbox:
                 # nothing of it runs now
                 refused = [] if read_only else protect.refuse_new(self.workspace, held)
                 protect.release(self.workspace)
-            return with_refusals(result, refused)
+        self._make_spare(limits)
+        return with_refusals(result, refused)
+
+    def _make_spare(self, limits: _Limits) -> None:
+        """Start the next command's standby, where it saves the move into a cgroup (with
+        none, there is nothing slow to do ahead of time)."""
+        cgroup = limits.cgroup
+        if cgroup is None or cgroup is not self._cgroup or not self._from_outside:
+            return
+        if not self.ahead:
+            return
+        root = os.getuid() == 0
+        # what the thread needs, not the sandbox: it must not keep it alive (its finalizer
+        # would then run in that thread and wait for it)
+        bash, cwd = self.bash, str(self.workspace)
+        user, group = (self.uid, self.gid) if root else (None, None)
+
+        def factory() -> _Ready:
+            door = _Door(block=False)
+            try:
+                standby = Standby(
+                    bash,
+                    env=minimal_env(),
+                    cwd=cwd,
+                    pass_fds=door.fds(),
+                    user=user,
+                    group=group,
+                    ready=limits.put_on,
+                )
+            except BaseException:
+                door.close()
+                raise
+            door.handed_over()
+            return _Ready(standby, door, cgroup)
+
+        self._spare.make(factory)
+
+    def _run_ready(
+        self,
+        argv: list[str],
+        held: protect.Held,
+        timeout: float,
+        cgroup: Cgroup | None,
+        cancel: threading.Event | None,
+        reading: bool,
+    ) -> CommandResult | None:
+        """The command in the standby made for it, timed from now; None (nothing run) if
+        there is none fit for it."""
+        ready = self._spare.take(wait=False)
+        if ready is None:
+            return None
+        door = ready.door
+        try:
+            fit = ready.cgroup is cgroup and self._from_outside
+            started = time.perf_counter()
+            if not fit or not ready.standby.launch(
+                self.argv(argv, held.names, door, reading=reading)
+            ):
+                ready.standby.discard()
+                return None
+            deadline = started + timeout
+
+            def on_start(proc: subprocess.Popen[bytes]) -> None:
+                if door.wait_child(deadline) is None:  # bwrap failed (its output says why)
+                    try:
+                        code = proc.wait(max(0.0, deadline - time.perf_counter()))
+                    except subprocess.TimeoutExpired:
+                        raise SandboxError("bubblewrap did not start the sandbox in time") from None
+                    if code < 0 or code == LOST:  # killed, or bash ran nothing: no sandbox
+                        raise _Lost()
+
+            try:
+                return collect(
+                    ready.standby.proc,
+                    started=started,
+                    timeout=timeout,
+                    output_limit=self.settings.output_limit,
+                    stop=_Stopper(door),
+                    cancel=cancel,
+                    on_start=on_start,
+                )
+            except _Lost:  # ended behind Co's back before it made a sandbox
+                return None
+        finally:
+            door.close()
 
     def _run(
         self,
@@ -396,7 +577,7 @@ class BubblewrapSandbox:
                 output_limit=self.settings.output_limit,
                 preexec=preexec,
                 stop=_Stopper(door),
-                pass_fds=(door.info_write, door.block_read),
+                pass_fds=door.fds(),
                 cancel=cancel,
                 on_start=on_start,
                 # bwrap gives the sandbox a session of its own (--new-session); one for
@@ -409,10 +590,15 @@ class BubblewrapSandbox:
             door.close()
 
     def prepare(self, *, read_only: bool = False) -> None:
-        """Nothing to start: every command gets its own namespaces."""
+        """The first command's standby (every command gets its own namespaces)."""
+        cgroup = self._group()
+        if cgroup is not None:
+            self._make_spare(_Limits(cgroup, None, None))
 
     def close(self) -> None:
-        """Remove the cgroup; nothing else lingers (every command had its own namespaces)."""
+        """End the standby, remove the cgroup; nothing else lingers (every command had its
+        own namespaces)."""
+        self._spare.discard()
         if self._cgroup is not None:
             self._cgroup.remove()
         self._cgroup, self._cgroup_tried = None, False

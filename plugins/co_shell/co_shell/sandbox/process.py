@@ -158,6 +158,40 @@ def _pump(
                 exited_at = time.perf_counter()
 
 
+def spawn(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    preexec: Callable[[], None] | None = None,
+    user: int | None = None,
+    group: int | None = None,
+    pass_fds: tuple[int, ...] = (),
+    new_session: bool = True,
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` with no input and its output (and errors) on one pipe (see
+    :func:`run_process`)."""
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd,
+            start_new_session=new_session,
+            process_group=None if new_session else 0,
+            preexec_fn=preexec,
+            user=user,
+            group=group,
+            extra_groups=[] if user is not None else None,
+            close_fds=True,
+            pass_fds=pass_fds,
+        )
+    except OSError as exc:
+        raise SandboxError(f"could not start {argv[0]}: {exc.strerror or exc}") from exc
+
+
 def run_process(
     argv: list[str],
     *,
@@ -184,25 +218,40 @@ def run_process(
     sandbox makes its own session).
     """
     started = time.perf_counter()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=cwd,
-            start_new_session=new_session,
-            process_group=None if new_session else 0,
-            preexec_fn=preexec,
-            user=user,
-            group=group,
-            extra_groups=[] if user is not None else None,
-            close_fds=True,
-            pass_fds=pass_fds,
-        )
-    except OSError as exc:
-        raise SandboxError(f"could not start {argv[0]}: {exc.strerror or exc}") from exc
+    proc = spawn(
+        argv,
+        env=env,
+        cwd=cwd,
+        preexec=preexec,
+        user=user,
+        group=group,
+        pass_fds=pass_fds,
+        new_session=new_session,
+    )
+    return collect(
+        proc,
+        started=started,
+        timeout=timeout,
+        output_limit=output_limit,
+        stop=stop,
+        cancel=cancel,
+        on_start=on_start,
+    )
+
+
+def collect(
+    proc: subprocess.Popen[bytes],
+    *,
+    started: float,
+    timeout: float,
+    output_limit: int,
+    stop: Stop = kill_group,
+    cancel: threading.Event | None = None,
+    on_start: Stop | None = None,
+) -> CommandResult:
+    """Read a started process's output and wait for it, ``timeout`` seconds from
+    ``started`` (when its command was started: a process started ahead of time, kept
+    waiting for its command, counts from the command), or until ``cancel`` is set."""
     assert proc.stdout is not None
     if on_start is not None:
         try:
