@@ -178,7 +178,11 @@ class Reading:
             return literals
         if role == "target" and self.files() and key == self.first_target():
             return self.files()  # the file the call works on; other targets are in it
-        return self.runs()
+        runs = self.runs()
+        alone = role in TEXTS and "target" not in self.roles.values()
+        if self.does == "writes" and runs and (role == "target" or alone):
+            return whole_runs(runs)  # a name (or the one text) a write gives is given whole
+        return runs
 
     def first_target(self) -> str | None:
         return next((k for k, r in self.roles.items() if r == "target" and self._string(k)), None)
@@ -230,6 +234,17 @@ class Reading:
             for k in self.props
             if k in needed and self.roles.get(k, "option") != "option" and self.values(k) == []
         ]
+
+
+def whole_runs(runs: Sequence[str]) -> list[str]:
+    """The runs that are no part of a longer one: the name a write gives is the whole run
+    ("Add a recipe for Tasmitas soup: ..." names "Tasmitas soup", never "Tasmitas" or
+    "soup"; a tiny model offered all three wrote the shortest)."""
+    return [
+        r
+        for r in runs
+        if not any(o != r and re.search(rf"(?<!\w){re.escape(r)}(?!\w)", o) for o in runs)
+    ]
 
 
 def _target(schema: Any, defs: Mapping[str, Any]) -> Any:
