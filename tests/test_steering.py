@@ -814,7 +814,14 @@ def test_after_a_search_that_found_the_note_a_steered_model_may_read_it_and_noth
 
 
 @pytest.mark.parametrize(
-    "words", ["List the files in this folder.", "Liste les fichiers de ce dossier."]
+    "words",
+    [
+        "List the files in this folder.",
+        "Liste les fichiers de ce dossier.",
+        "Show me the files in this folder.",  # words that only ask say nothing more
+        "Zeig mir die Dateien in diesem Ordner.",
+        "Which files are in this folder?",
+    ],
 )
 def test_a_listing_that_was_all_the_words_asked_for_is_answered_without_another_call(
     bundled: App, replies: tuple[Server, list[dict[str, Any]]], words: str

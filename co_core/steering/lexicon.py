@@ -148,7 +148,8 @@ SMALL_WORDS = NOT_A_REQUEST | frozenset(
     something anything nothing everything someone somebody stuff thing new another
     quelque chose rien nouveau nouvelle etwas nichts neue neuen neues algo nada nuevo nueva
     hinzu dazu ab aus ein weg down up out off
-    i me you we us je j moi toi nous vous m t ich mir mich du dir dich wir uns yo te nos
+    dieser diese dieses diesem diesen este esta estos estas ese esa
+    i me you we us je j moi toi nous vous m t il elle qu ich mir mich du dir dich wir uns yo te nos
     ai as avons avez ont habe hast hat haben habt he has ha hemos han
     quel quelle quels quelles qui quoi quand où comment combien pourquoi
     welche welcher welches welchen wer wen wem was wann wo wie warum
