@@ -1068,6 +1068,7 @@ def test_the_core_runs_without_the_steering_layer(
         "Leg eine neue Datei an.",
         "Write a note.",
         "Run a command.",
+        "Execute something in the shell.",  # "shell" is the plugin's name, not Python code
     ],
 )
 def test_a_change_the_words_give_nothing_for_is_asked_back(bundled: App, words: str) -> None:

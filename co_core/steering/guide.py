@@ -269,6 +269,7 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             does=found.does,
             words_=words_,
             avoid=avoid,
+            plugin=found.spec.plugin if found.spec is not None else "",
         )
 
     def _named(

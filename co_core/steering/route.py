@@ -241,6 +241,7 @@ def route(intent: Intent, tools: Tools) -> Route:
             roles=tool.roles,
             does=tool.does,
             words_=intent.text,
+            plugin=tool.spec.plugin if tool.spec is not None else "",
         )
         return reading.missing()
 

@@ -87,11 +87,12 @@ class Reading:
         does: Does,
         words_: str,
         avoid: Sequence[str] = (),
+        plugin: str = "",
     ) -> Reading:
         defs = schema.get("$defs") or {}
         raw = schema.get("properties") or {}
         props = {k: plain(_target(plain(v), defs)) for k, v in raw.items()}
-        told = frozenset(words(f"{name} {description} {' '.join(props)}"))
+        told = frozenset(words(f"{name} {plugin} {description} {' '.join(props)}"))
         required = frozenset(schema.get("required") or ())
         return cls(Source.of(words_), words_, told, roles, does, props, required, tuple(avoid))
 
