@@ -405,6 +405,7 @@ def forced(tool: str, words: str) -> tuple[dict[str, Any], dict[str, Any]]:
         roles=found.roles,
         does=found.does,
         words_=words,
+        resolves=spec.resolve is not None,
     ).schema()
     assert copied is not None, f"{tool} cannot be called with {words!r}"
     made = dataclasses.replace(tool_def, metadata={ARGUMENTS: copied})

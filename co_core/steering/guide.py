@@ -270,6 +270,7 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             words_=words_,
             avoid=avoid,
             plugin=found.spec.plugin if found.spec is not None else "",
+            resolves=found.spec is not None and found.spec.resolve is not None,
         )
 
     def _named(

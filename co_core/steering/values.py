@@ -75,6 +75,7 @@ class Reading:
     props: Mapping[str, Any]  # each argument's schema (``X | None`` as ``X``, refs followed)
     required: frozenset[str]
     avoid: tuple[str, ...] = ()
+    resolves: bool = False  # the tool has a resolver, which finds the names it takes
 
     @classmethod
     def of(
@@ -88,13 +89,15 @@ class Reading:
         words_: str,
         avoid: Sequence[str] = (),
         plugin: str = "",
+        resolves: bool = False,
     ) -> Reading:
         defs = schema.get("$defs") or {}
         raw = schema.get("properties") or {}
         props = {k: plain(_target(plain(v), defs)) for k, v in raw.items()}
         told = frozenset(words(f"{name} {plugin} {description} {' '.join(props)}"))
         required = frozenset(schema.get("required") or ())
-        return cls(Source.of(words_), words_, told, roles, does, props, required, tuple(avoid))
+        source = Source.of(words_)
+        return cls(source, words_, told, roles, does, props, required, tuple(avoid), resolves)
 
     # -- what the words give ----------------------------------------------------------------
 
@@ -181,8 +184,8 @@ class Reading:
             return self.files()  # the file the call works on; other targets are in it
         runs = self.runs()
         alone = role in TEXTS and "target" not in self.roles.values()
-        if self.does == "writes" and runs and (role == "target" or alone):
-            return whole_runs(runs)  # a name (or the one text) a write gives is given whole
+        if self.does == "writes" and runs and not self.resolves and (role == "target" or alone):
+            return whole_runs(runs)  # a name (or the one text) no resolver checks: whole
         return runs
 
     def first_target(self) -> str | None:
