@@ -405,6 +405,7 @@ def forced(tool: str, words: str) -> tuple[dict[str, Any], dict[str, Any]]:
         roles=found.roles,
         does=found.does,
         words_=words,
+        resolves=spec.resolve is not None,
     ).schema()
     assert copied is not None, f"{tool} cannot be called with {words!r}"
     made = dataclasses.replace(tool_def, metadata={ARGUMENTS: copied})
@@ -603,6 +604,76 @@ def test_a_copied_number_is_written_as_json_writes_it() -> None:
     assert not accepts(body, made.replace('"leaf": 2', '"leaf": 02'))
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Add a recipe for Tasmitas soup: leeks, stock.",
+        "Ajoute la recette Tasmitas soup : leeks, stock.",
+        "Füge das Rezept Tasmitas soup hinzu: leeks, stock.",
+    ],
+)
+def test_a_name_a_write_gives_is_copied_whole(words: str) -> None:
+    """SmolLM2 offered "Tasmitas", "Tasmitas soup" and "soup" for the dish wrote the
+    shortest (bench third-party rc-add, four wordings of five): a write without a resolver
+    takes the name whole."""
+    from co_core.steering.values import Reading
+
+    schema = {
+        "type": "object",
+        "properties": {"dish": {"type": "string"}, "ingredients": {"type": "string"}},
+        "required": ["dish", "ingredients"],
+    }
+    copied = Reading.of(
+        schema,
+        name="stash_dish",
+        description="Keep a recipe: the dish, and what goes in it.",
+        roles={"dish": "target", "ingredients": "text"},
+        does="writes",
+        words_=words,
+    ).schema()
+    assert copied is not None
+    assert copied["properties"]["dish"]["enum"] == ["Tasmitas soup"]
+    assert copied["properties"]["ingredients"]["enum"] == ["leeks, stock"]
+
+
+@pytest.mark.parametrize(
+    ("words", "title"),
+    [
+        ("Remind me to return the blue book; add it to my todos.", ["return the blue book"]),
+        ("Add a todo: water the plants", ["water the plants"]),
+        ("I have to remember something, add it to my todos.", None),  # ask back
+    ],
+)
+def test_the_one_text_of_a_write_is_copied_whole_and_never_a_verb_of_asking(
+    words: str, title: list[str] | None
+) -> None:
+    """An undeclared todo tool (its one argument read as the text): SmolLM2 offered
+    "return", "the blue book"... wrote "book"; "remember" was a todo's title."""
+    from co_core.kernel.tools import default_does, default_roles, params_of
+    from co_core.steering.values import Reading
+
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "required": ["title"],
+    }
+    does = default_does("write", "Add a todo to the user's todo list.")
+    roles = default_roles(params_of(schema), "todo:add:{title}", does)
+    assert roles == {"title": "text"}
+    copied = Reading.of(
+        schema,
+        name="add_todo",
+        description="Add a todo to the user's todo list.",
+        roles=roles,
+        does=does,
+        words_=words,
+    ).schema()
+    if title is None:
+        assert copied is None
+    else:
+        assert copied is not None and copied["properties"]["title"]["enum"] == title
+
+
 def test_a_forced_call_that_failed_is_forced_again_without_the_value_that_failed(
     bundled: App, replies: tuple[Server, list[dict[str, Any]]]
 ) -> None:
@@ -744,7 +815,14 @@ def test_after_a_search_that_found_the_note_a_steered_model_may_read_it_and_noth
 
 
 @pytest.mark.parametrize(
-    "words", ["List the files in this folder.", "Liste les fichiers de ce dossier."]
+    "words",
+    [
+        "List the files in this folder.",
+        "Liste les fichiers de ce dossier.",
+        "Show me the files in this folder.",  # words that only ask say nothing more
+        "Zeig mir die Dateien in diesem Ordner.",
+        "Which files are in this folder?",
+    ],
 )
 def test_a_listing_that_was_all_the_words_asked_for_is_answered_without_another_call(
     bundled: App, replies: tuple[Server, list[dict[str, Any]]], words: str
@@ -991,6 +1069,7 @@ def test_the_core_runs_without_the_steering_layer(
         "Leg eine neue Datei an.",
         "Write a note.",
         "Run a command.",
+        "Execute something in the shell.",  # "shell" is the plugin's name, not Python code
     ],
 )
 def test_a_change_the_words_give_nothing_for_is_asked_back(bundled: App, words: str) -> None:

@@ -47,8 +47,9 @@ from co_core.agent.tools.toolbox import FIND_TOOLS, Toolbox, latest_prompt
 from co_core.kernel.deps import CoDeps
 from co_core.steering.contracts import Contract, contract_of
 from co_core.steering.grounding import excerpt, grounded
-from co_core.steering.intent import Intent, read_intent
+from co_core.steering.intent import SMALL, Intent, read_intent
 from co_core.steering.known import narrowed
+from co_core.steering.lexicon import REQUEST_WORDS
 from co_core.steering.route import Route, about, ask_back, route
 from co_core.steering.values import Reading, spans_left
 
@@ -245,14 +246,18 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
         """Was a listing all the words asked for ("List my bookmarks"): one call Co routed
         to a tool that lists, which found something, the words saying nothing beyond the
         tool's own words? Then the answer is the list itself (a tiny model retelling it
-        drops items)."""
+        drops items). Of close tools (``among``), the one that ran must be one that lists;
+        words that only ask ("show", "check") say nothing beyond it."""
         chosen, last = self.last_route, ended[-1]
-        if len(ended) != 1 or last.status != "ok" or chosen is None or chosen.kind != "call":
+        if len(ended) != 1 or last.status != "ok" or chosen is None:
+            return False
+        if chosen.kind not in ("call", "among") or last.tool not in chosen.tools:
             return False
         if self.contract(last.tool).does != "lists" or getattr(last.result, "count", 1) == 0:
             return False
         intent = read_intent(prompt)
-        return not (set(intent.words) - self.toolbox.doc_words(last.tool))
+        said = set(intent.words) - REQUEST_WORDS - SMALL
+        return not (said - self.toolbox.doc_words(last.tool))
 
     def _reading(self, tool: ToolDefinition, schema: Any, words_: str, avoid: list[str]) -> Reading:
         found = self.contract(tool.name)
@@ -264,6 +269,8 @@ class SmallModelGuide(AbstractCapability[CoDeps]):
             does=found.does,
             words_=words_,
             avoid=avoid,
+            plugin=found.spec.plugin if found.spec is not None else "",
+            resolves=found.spec is not None and found.spec.resolve is not None,
         )
 
     def _named(

@@ -98,7 +98,8 @@ SYNONYM_WEIGHT = 0.6
 REQUEST_WORDS = frozenset(
     """please can could would will need want like let give show tell read list search find
     check look open get fetch help bitte kannst könntest brauche möchte gib sag peux
-    pouvez voudrais besoin donne dis puedes podrías necesito quiero dame dime""".split()
+    pouvez voudrais besoin donne dis puedes podrías necesito quiero dame dime
+    remind remember rappelle souviens erinnere erinnern recuérdame recuerda""".split()
 )
 # What a file name and a command in backticks are, in the words tools describe themselves
 # with: a clause naming "notes.txt" is about a file.
@@ -147,6 +148,9 @@ SMALL_WORDS = NOT_A_REQUEST | frozenset(
     something anything nothing everything someone somebody stuff thing new another
     quelque chose rien nouveau nouvelle etwas nichts neue neuen neues algo nada nuevo nueva
     hinzu dazu ab aus ein weg down up out off
+    dieser diese dieses diesem diesen este esta estos estas ese esa
+    i me you we us je j moi toi nous vous m t il elle qu ich mir mich du dir dich wir uns yo te nos
+    ai as avons avez ont habe hast hat haben habt he has ha hemos han
     quel quelle quels quelles qui quoi quand où comment combien pourquoi
     welche welcher welches welchen wer wen wem was wann wo wie warum
     qué cuál cuáles quién quiénes cuándo dónde cómo cuánto""".split()

@@ -241,6 +241,8 @@ def route(intent: Intent, tools: Tools) -> Route:
             roles=tool.roles,
             does=tool.does,
             words_=intent.text,
+            plugin=tool.spec.plugin if tool.spec is not None else "",
+            resolves=tool.spec is not None and tool.spec.resolve is not None,
         )
         return reading.missing()
 

@@ -75,6 +75,7 @@ class Reading:
     props: Mapping[str, Any]  # each argument's schema (``X | None`` as ``X``, refs followed)
     required: frozenset[str]
     avoid: tuple[str, ...] = ()
+    resolves: bool = False  # the tool has a resolver, which finds the names it takes
 
     @classmethod
     def of(
@@ -87,13 +88,16 @@ class Reading:
         does: Does,
         words_: str,
         avoid: Sequence[str] = (),
+        plugin: str = "",
+        resolves: bool = False,
     ) -> Reading:
         defs = schema.get("$defs") or {}
         raw = schema.get("properties") or {}
         props = {k: plain(_target(plain(v), defs)) for k, v in raw.items()}
-        told = frozenset(words(f"{name} {description} {' '.join(props)}"))
+        told = frozenset(words(f"{name} {plugin} {description} {' '.join(props)}"))
         required = frozenset(schema.get("required") or ())
-        return cls(Source.of(words_), words_, told, roles, does, props, required, tuple(avoid))
+        source = Source.of(words_)
+        return cls(source, words_, told, roles, does, props, required, tuple(avoid), resolves)
 
     # -- what the words give ----------------------------------------------------------------
 
@@ -178,7 +182,11 @@ class Reading:
             return literals
         if role == "target" and self.files() and key == self.first_target():
             return self.files()  # the file the call works on; other targets are in it
-        return self.runs()
+        runs = self.runs()
+        alone = role in TEXTS and "target" not in self.roles.values()
+        if self.does == "writes" and runs and not self.resolves and (role == "target" or alone):
+            return whole_runs(runs)  # a name (or the one text) no resolver checks: whole
+        return runs
 
     def first_target(self) -> str | None:
         return next((k for k, r in self.roles.items() if r == "target" and self._string(k)), None)
@@ -230,6 +238,17 @@ class Reading:
             for k in self.props
             if k in needed and self.roles.get(k, "option") != "option" and self.values(k) == []
         ]
+
+
+def whole_runs(runs: Sequence[str]) -> list[str]:
+    """The runs that are no part of a longer one: the name a write gives is the whole run
+    ("Add a recipe for Tasmitas soup: ..." names "Tasmitas soup", never "Tasmitas" or
+    "soup"; a tiny model offered all three wrote the shortest)."""
+    return [
+        r
+        for r in runs
+        if not any(o != r and re.search(rf"(?<!\w){re.escape(r)}(?!\w)", o) for o in runs)
+    ]
 
 
 def _target(schema: Any, defs: Mapping[str, Any]) -> Any:

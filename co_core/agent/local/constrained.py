@@ -13,8 +13,9 @@ formats. :class:`ConstrainedModel` wraps the OpenAI-compatible model and, for ea
   A call's arguments match the tool's own schema, or the narrower one the steering put in
   the tool's metadata (:data:`ARGUMENTS`: values copied from the user's words);
 - where a plain answer may come instead of a call, Co's own llama.cpp server gets the
-  same schema as a grammar with a plain-text alternative (:data:`WORDS`): measured
-  better for a small model than writing its answer inside JSON (bench/README.md);
+  same schema as a grammar with a plain-text alternative (:data:`WORDS`), so the model
+  answers in plain words rather than inside JSON (Ollama gets ``{"answer": ...}``); this
+  grammar was kept from before, not yet measured against the JSON-only form;
 - decodes at the ``steering.temperature`` (0 by default: the same words, the same call);
 - writes earlier calls and their results into the conversation as plain text (the model's
   own chat template needs no tool support); for a steered model a long result is cut to
