@@ -12,6 +12,15 @@ import pytest
 FIXTURE = Path(__file__).parent / "fixture_plugin"
 
 
+@pytest.fixture(autouse=True)
+def _session_stores_closed() -> Iterator[None]:
+    """What helpers.session_with opened is closed after the test."""
+    yield
+    from helpers import close_stores
+
+    close_stores()
+
+
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder on PYTHONPATH for fake plugin distributions (see install_fake_plugin)."""

@@ -48,7 +48,21 @@ def session_with(
     conversation = Conversation(app, frontend=frontend or NoTerminal(), **kw)
     conversation.model = ResolvedModel(scripted_model(script), "scripted")
     conversation.prepare()
+    MADE.append(conversation)
     return conversation
+
+
+MADE: list[Conversation] = []  # closed after each test (tests/conftest.py)
+
+
+def close_stores() -> None:
+    """Close the session stores of the conversations made in a test: an unclosed SQLite
+    connection keeps its three files open after it is gone, and a whole run of tests would
+    pass the 1,024 descriptors ``select()`` can wait on."""
+    while MADE:
+        recorder = MADE.pop().recorder
+        if recorder is not None and recorder.store is not None:
+            recorder.store.close()
 
 
 def turn(session: Conversation, prompt: str) -> TurnResult:

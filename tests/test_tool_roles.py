@@ -76,6 +76,8 @@ def _roles(app: Any) -> dict[str, tuple[str, dict[str, str]]]:
     out = {}
     for tool in load_tools(app.host, lambda message: None):
         spec, tool_def = specs[tool.name], tool.tool_def
+        if spec.plugin == "core":  # Co's own remember tool, beside the plugin's
+            continue
         doc = tool_def.description or ""
         params = params_of(tool_def.parameters_json_schema)
         out[tool.name] = (spec.what_it_does(doc), spec.roles_of(params, doc))
@@ -181,7 +183,9 @@ def test_roles_naming_no_argument_are_said_once(co_dirs: Path) -> None:
     said: list[str] = []
     with use_plugin(Typo(), name="typo") as app:
         tools = load_tools(app.host, said.append)
-    assert [t.name for t in tools] == ["ring_bell"]  # the tool still works
+    assert [t.name for t in tools if t.name != "remember"] == [
+        "ring_bell"
+    ]  # still works (remember: core's own)
     assert said == [
         "tool 'ring_bell' of plugin 'typo' declares roles for arguments it does not take: tone"
     ]

@@ -271,7 +271,10 @@ class Conversation:
         from co_core.telemetry.usage import SessionUsage
 
         self.ready()
+        before = self.recorder
         self.recorder, self.history = self._find_saved(SessionStore(), which)
+        if before is not None and before.store is not None:
+            before.store.close()  # its file stays open otherwise (3 descriptors a switch)
         info = self.recorder.info
         self.deps.session_id = info.id
         self.usage = SessionUsage.from_dict({"per_turn": self.recorder.usage_rows()})
@@ -539,6 +542,8 @@ class Conversation:
                 self.model.close()
             except Exception as exc:
                 problems.append(f"stopping the model: {exc}")
+        if self.recorder is not None and self.recorder.store is not None:
+            self.recorder.store.close()
         return problems
 
 

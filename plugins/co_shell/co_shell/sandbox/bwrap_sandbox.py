@@ -33,7 +33,7 @@ import functools
 import json
 import os
 import resource
-import select
+import selectors
 import shutil
 import signal
 import subprocess
@@ -148,18 +148,20 @@ class _Door:
         deadline) without making one."""
         self.handed_over()
         data = b""
-        while True:
-            ready, _, _ = select.select([self.info_read], [], [], deadline - time.perf_counter())
-            chunk = os.read(self.info_read, 65536) if ready else b""
-            data += chunk
-            try:
-                pid = json.loads(data).get("child-pid")
-            except ValueError:
-                pid = None
-                if chunk:
-                    continue  # not all of it yet
-            self.child = pid if isinstance(pid, int) else None
-            return self.child
+        with selectors.DefaultSelector() as sel:  # select() fails on descriptors past 1023
+            sel.register(self.info_read, selectors.EVENT_READ)
+            while True:
+                ready = sel.select(max(0.0, deadline - time.perf_counter()))
+                chunk = os.read(self.info_read, 65536) if ready else b""
+                data += chunk
+                try:
+                    pid = json.loads(data).get("child-pid")
+                except ValueError:
+                    pid = None
+                    if chunk:
+                        continue  # not all of it yet
+                self.child = pid if isinstance(pid, int) else None
+                return self.child
 
     def let_go(self) -> None:
         os.write(self.block_write, b"\0")
