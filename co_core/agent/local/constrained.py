@@ -14,8 +14,9 @@ formats. :class:`ConstrainedModel` wraps the OpenAI-compatible model and, for ea
   the tool's metadata (:data:`ARGUMENTS`: values copied from the user's words);
 - where a plain answer may come instead of a call, Co's own llama.cpp server gets the
   same schema as a grammar with a plain-text alternative (:data:`WORDS`), so the model
-  answers in plain words rather than inside JSON (Ollama gets ``{"answer": ...}``); this
-  grammar was kept from before, not yet measured against the JSON-only form;
+  answers in plain words rather than inside JSON (Ollama gets ``{"answer": ...}``); against
+  the JSON-only form it measured one task better of 60 (bench/README.md, "Plain answers"),
+  within noise: the first candidate to drop for a single constraint form;
 - decodes at the ``steering.temperature`` (0 by default: the same words, the same call);
 - writes earlier calls and their results into the conversation as plain text (the model's
   own chat template needs no tool support); for a steered model a long result is cut to
