@@ -439,7 +439,7 @@ class BubblewrapSandbox:
             run = functools.partial(self._run, argv, held, timeout, limits, cancel, read_only)
             try:
                 try:
-                    result = self._run_ready(argv, held, timeout, cgroup, cancel, read_only)
+                    result = self._run_ready(argv, held, timeout, limits, cancel, read_only)
                     if result is None:
                         result = run(self._from_outside)
                 except _NotPermitted:  # nothing of the command ran: it was held
@@ -458,11 +458,18 @@ class BubblewrapSandbox:
     def _make_spare(self, limits: _Limits) -> None:
         """Start the next command's standby, where it saves the move into a cgroup (with
         none, there is nothing slow to do ahead of time)."""
+        factory = self._standby_factory(limits)
+        if factory is not None:
+            self._spare.make(factory)
+
+    def _standby_factory(self, limits: _Limits) -> Callable[[], _Ready] | None:
+        """How to make a standby for commands under ``limits``; None where none is used
+        (no cgroup, limits set inside the child, or ``ahead`` off)."""
         cgroup = limits.cgroup
         if cgroup is None or cgroup is not self._cgroup or not self._from_outside:
-            return
+            return None
         if not self.ahead:
-            return
+            return None
         root = os.getuid() == 0
         # what the thread needs, not the sandbox: it must not keep it alive (its finalizer
         # would then run in that thread and wait for it)
@@ -487,20 +494,31 @@ class BubblewrapSandbox:
             door.handed_over()
             return _Ready(standby, door, cgroup)
 
-        self._spare.make(factory)
+        return factory
 
     def _run_ready(
         self,
         argv: list[str],
         held: protect.Held,
         timeout: float,
-        cgroup: Cgroup | None,
+        limits: _Limits,
         cancel: threading.Event | None,
         reading: bool,
     ) -> CommandResult | None:
         """The command in the standby made for it, timed from now; None (nothing run) if
-        there is none fit for it."""
-        ready = self._spare.take(wait=False)
+        there is none fit for it.
+
+        A standby still being made is waited for, and with none one is made here: its
+        bash waits for Co's token before it starts bwrap, so a Co killed meanwhile runs
+        nothing. (Held at bwrap's ``--block-fd`` instead, a Co killed before letting go
+        closes the fd, bwrap reads that as go, and the command runs outside its cgroup.)"""
+        cgroup = limits.cgroup
+        ready = self._spare.take(wait=True)
+        if ready is None and (factory := self._standby_factory(limits)) is not None:
+            try:
+                ready = factory()
+            except Exception:  # the usual way, which meets the error there
+                ready = None
         if ready is None:
             return None
         door = ready.door
