@@ -25,8 +25,10 @@ def _changed_files() -> set[str]:
 
 # What programs the tests start keep in the temporary folder by design, removed with it: a
 # pytest's own temporary folders (kept for its last three runs), and the empty file uv
-# locks an environment it changes with (never removed, astral-sh/uv's design)
-OTHERS = ("pytest-of-*", "uv-*.lock")
+# locks an environment it changes with (never removed, astral-sh/uv's design); and what
+# third-party code names with tempfile's default prefix (Co and its tests name every
+# temporary file and folder they make: co-ws-, co-logs-, co-changes-, …)
+OTHERS = ("pytest-of-*", "uv-*.lock", "tmp*")
 
 
 @pytest.fixture(scope="session", autouse=True)
