@@ -159,3 +159,21 @@ def fixture_workspace() -> Iterator[Path]:
     folder = make_workspace()
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+# A Python script that forks until the kernel refuses (or 200 times) and prints how many
+# it made: what a sandbox's process cap allows, counted from inside
+FORK_UNTIL_REFUSED = """
+import os, time
+n = 0
+while n < 200:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(2)
+        os._exit(0)
+    n += 1
+print(n)
+"""

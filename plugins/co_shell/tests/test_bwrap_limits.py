@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from co_shell.sandbox.base import SandboxError
-from shell_testlib import make_workspace, require_backend, sandbox_for
+from shell_testlib import FORK_UNTIL_REFUSED, make_workspace, require_backend, sandbox_for
 
 
 @pytest.fixture
@@ -33,22 +33,6 @@ def box(workspace: Path) -> Iterator[Any]:
     made = sandbox_for("bubblewrap", workspace, memory="300m", pids=77)
     yield made
     made.close()
-
-
-FORK_UNTIL_REFUSED = """
-import os, time
-n = 0
-while n < 200:
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(2)
-        os._exit(0)
-    n += 1
-print(n)
-"""
 
 
 def _cgroup_or_skip(box: Any) -> Any:

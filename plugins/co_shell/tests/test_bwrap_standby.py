@@ -22,22 +22,7 @@ from typing import Any
 
 import pytest
 from co_shell.sandbox.cgroups import reap
-from shell_testlib import make_workspace, require_backend, sandbox_for
-
-FORK_UNTIL_REFUSED = """
-import os, time
-n = 0
-while n < 200:
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(2)
-        os._exit(0)
-    n += 1
-print(n)
-"""
+from shell_testlib import FORK_UNTIL_REFUSED, make_workspace, require_backend, sandbox_for
 
 SHOW_ARGS = "import os, sys; print([os.fsencode(a).hex() for a in sys.argv[1:10]])"
 DIGEST = "import hashlib, os, sys; print(hashlib.sha256(repr(sys.argv[1:]).encode()).hexdigest())"
