@@ -13,6 +13,7 @@ Messages name paths relative to the workspace, never the host's folders.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -23,6 +24,7 @@ from co_core import SymlinkInPath, open_dir_nofollow
 
 PROTECTED = (".git", ".co")
 SANDBOX_ROOT = "/workspace"
+_NOT_A_FOLDER = (errno.ENOTDIR, errno.ELOOP)  # what O_NOFOLLOW|O_DIRECTORY says of a symlink
 
 
 class PathRefused(ValueError):
@@ -55,6 +57,13 @@ def _not_regular(rel: Path | str, mode: int) -> NotRegular:
     )
 
 
+def _changed(path: str) -> PathRefused:
+    return PathRefused(
+        f"{path!r} changed while Co was following it (a folder swapped for a symlink, or "
+        "removed); refused: call again once it is still"
+    )
+
+
 def resolve(workspace: Path, path: str, *, write: bool = False) -> Path:
     """The real absolute path for ``path`` (relative to the workspace, or ``/workspace/...``).
 
@@ -63,10 +72,7 @@ def resolve(workspace: Path, path: str, *, write: bool = False) -> Path:
     try:
         return _resolve(workspace, path, write)
     except OSError as exc:
-        raise PathRefused(
-            f"{path!r} changed while Co was following it (a folder swapped for a symlink, or "
-            "removed); refused: call again once it is still"
-        ) from exc
+        raise _changed(path) from exc
 
 
 def _resolve(workspace: Path, path: str, write: bool) -> Path:
@@ -130,8 +136,12 @@ def _walk(root: Path, parts: tuple[str, ...], create: bool) -> int:
             raise PathRefused(f"{rel!r} changed into a symlink; refused") from exc
         if mode and not stat.S_ISDIR(mode):
             raise PathRefused(f"{rel!r} is a file, not a folder") from exc
-        if isinstance(exc.__cause__, OSError):
-            raise exc.__cause__ from None  # e.g. permission denied: said by the tool
+        cause = exc.__cause__
+        if isinstance(cause, OSError) and cause.errno in _NOT_A_FOLDER:
+            # a symlink or not a folder when opened; a folder again, or gone, now: swapped
+            raise _changed(rel) from exc
+        if isinstance(cause, OSError):
+            raise cause from None  # e.g. permission denied: said by the tool
         raise
 
 
