@@ -238,3 +238,39 @@ def test_compacting_keeps_an_argument_named_title() -> None:
         "properties": {"title": {"type": "string"}},
         "required": ["title"],
     }
+
+
+def test_a_later_turn_builds_no_tool_schema_again(tmp_path: Path, monkeypatch: Any) -> None:
+    """Tracing gives every run fresh capabilities, and pydantic-ai then asks each one for its
+    tools again: find_tools' schema is built once a conversation, not again every turn."""
+    import asyncio
+
+    from pydantic.json_schema import GenerateJsonSchema
+
+    from co_core.agent.conversation import Conversation
+    from co_core.agent.models import ResolvedModel
+    from co_core.telemetry import spans
+    from co_core.testing import scripted_model
+
+    built: list[str] = []
+    generate = GenerateJsonSchema.generate
+
+    def counted(self: GenerateJsonSchema, *args: Any, **kwargs: Any) -> Any:
+        built.append(type(self).__name__)
+        return generate(self, *args, **kwargs)
+
+    script, _sent = steps(call("find_tools", query="search notes"), text("Found it."))
+    with office_and_mail(SMALL, cwd=tmp_path) as app:
+        chat = Conversation(app)
+        try:
+            chat.model = ResolvedModel(scripted_model(script), "scripted")
+            chat.prepare()
+            assert spans.tracing()  # the case that asked for the tools again
+            asyncio.run(chat.run_turn("hello"))
+            monkeypatch.setattr(GenerateJsonSchema, "generate", counted)
+            chat.history = []
+            turn = asyncio.run(chat.run_turn("hello again"))
+        finally:
+            chat.close()
+    assert turn.output == "Found it."
+    assert built == []

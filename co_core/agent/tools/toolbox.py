@@ -169,6 +169,7 @@ class Toolbox(AbstractCapability[CoDeps]):
     _compacted: dict[str, tuple[ToolDefinition, ToolDefinition]] = field(
         default_factory=dict, repr=False
     )
+    _toolset: FunctionToolset[CoDeps] | None = field(default=None, repr=False)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -201,9 +202,14 @@ class Toolbox(AbstractCapability[CoDeps]):
     # -- find_tools ----------------------------------------------------------------------
 
     def get_toolset(self) -> Any:
-        return FunctionToolset(
-            [Tool(self.find_tools, name=FIND_TOOLS, metadata={"plugin": "core", "risk": "read"})]
-        )
+        # made once: pydantic-ai asks again on every run whose capabilities change for the
+        # run (tracing's do), and each new Tool builds its JSON schema again (~1 ms)
+        if self._toolset is None:
+            tool = Tool(
+                self.find_tools, name=FIND_TOOLS, metadata={"plugin": "core", "risk": "read"}
+            )
+            self._toolset = FunctionToolset([tool])
+        return self._toolset
 
     def find_tools(self, query: str) -> str:
         """Find more tools by what they do; they are offered from your next step.
