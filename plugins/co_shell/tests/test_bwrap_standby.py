@@ -215,6 +215,41 @@ def test_a_killed_co_leaves_no_standby_and_runs_nothing(workspace: Path) -> None
         reap()  # the cgroup a killed Co leaves, as the next Co would
 
 
+def test_a_co_killed_before_its_first_command_leaves_no_cgroup(workspace: Path) -> None:
+    """The cgroup and standby are made ahead of the first command (``prepare``); a Co killed
+    then (while it snapshots the workspace for undo, say) has its keeper remove them."""
+    require_backend("bubblewrap")
+    here = Path(__file__).parent
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        sys.path.insert(0, {str(here)!r})
+        from pathlib import Path
+        from shell_testlib import sandbox_for
+        box = sandbox_for("bubblewrap", Path({str(workspace)!r}))
+        box.prepare()
+        group = box._group()
+        print(" ".join(map(str, group.folders)) if group else "none", flush=True)
+        time.sleep(60)
+        """
+    )
+    co = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert co.stdout is not None
+        line = co.stdout.readline().strip()
+        if line == "none":
+            pytest.skip("no writable cgroup hierarchy here (no standby)")
+        folders = [Path(folder) for folder in line.split()]
+        assert all(folder.is_dir() for folder in folders)
+        co.send_signal(signal.SIGKILL)
+        co.wait()
+        assert eventually(lambda: not any(f.exists() for f in folders)), "the cgroup outlived Co"
+    finally:
+        co.kill()
+        co.wait()
+        reap()  # what a failed run leaves, as the next Co would
+
+
 def test_a_command_that_comes_while_its_standby_is_made_goes_without_it(box: Any) -> None:
     """``prepare`` comes right before each command: the first goes the usual way (still
     held to the cgroup), the standby it started is the next one's."""

@@ -403,10 +403,18 @@ class BubblewrapSandbox:
             *command,
         ]  # fmt: skip
 
+    def _watch(self) -> None:
+        """Tell the keeper, before the first cgroup or placeholder: whatever this sandbox
+        leaves goes even if Co is killed."""
+        if not self._watched:
+            keeper.watch(self.workspace)
+            self._watched = True
+
     def _group(self) -> Cgroup | None:
         """One cgroup for this sandbox's commands, made on first use, removed on close."""
         if not self._cgroup_tried:
             s = self.settings
+            self._watch()  # a cgroup outlives a Co killed before its first command
             self._cgroup = Cgroup.create(parse_size(s.memory), s.cpus, s.pids)
             self._cgroup_tried = True
             if self._cgroup is not None:  # removed even if close() is never called
@@ -430,9 +438,7 @@ class BubblewrapSandbox:
             None if cgroup else parse_size(s.memory),
             None if cgroup else count_processes(self.uid) + s.pids,
         )
-        if not self._watched:  # before the first placeholder: gone even if Co is killed
-            keeper.watch(self.workspace)
-            self._watched = True
+        self._watch()
         with protect.one_at_a_time(self.workspace):
             # read-only: the whole workspace is, so nothing needs holding or refusing
             held = protect.Held((), ()) if read_only else protect.hold(self.workspace)
