@@ -1,7 +1,7 @@
 """Tracing overhead: one scripted 20-tool-call turn of Co, tracing off versus on, in one run.
 
 Run: uv run python bench/tracing_overhead.py [-n 30] [--content] [--model-ms 50]
-     [--pydantic-request-spans] [--before]
+     [--pydantic-request-spans] [--before] [--count-calls 20]
 Target (issue 9): tracing adds at most 10 % to a turn.
 
 The turn is what ``co chat`` runs: Co's session and agent (policy gate, audit trail, context
@@ -75,6 +75,14 @@ def main() -> None:
         "--before",
         action="store_true",
         help="add a column: tracing on with pydantic-ai's own request-span step and metrics",
+    )
+    parser.add_argument(
+        "--count-calls",
+        type=int,
+        default=0,
+        metavar="TURNS",
+        help="also count Python calls a turn per column (cProfile over TURNS turns each): a "
+        "figure the machine's load does not move",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -162,6 +170,18 @@ def main() -> None:
             order = modes[i % len(modes) :] + modes[: i % len(modes)]  # none always first
             for mode in order:
                 times[mode].append(turn(mode))
+        calls: dict[str, float] = {}
+        if args.count_calls:
+            import cProfile
+            import pstats
+
+            for mode in modes:
+                profile = cProfile.Profile()
+                profile.enable()
+                for _ in range(args.count_calls):
+                    turn(mode)
+                profile.disable()
+                calls[mode] = pstats.Stats(profile).total_calls / args.count_calls  # type: ignore[attr-defined]
         telemetry.flush()
         import sqlite3
 
@@ -204,6 +224,14 @@ def main() -> None:
         f"  export in the flush (redaction, cost, SQLite): {statistics.median(exports) * 1000:.2f} ms"
     )
     print(f"  spans in the database: {rows}")
+    if calls:
+        print(
+            "  Python calls a turn: "
+            + ", ".join(
+                f"{mode} {n / 1000:.1f}k ({100 * (n / calls['off'] - 1):+.1f} %)"
+                for mode, n in calls.items()
+            )
+        )
     sys.stdout.flush()
 
 
