@@ -7,6 +7,7 @@ and the process table once Co is gone.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -174,17 +175,41 @@ def test_closing_the_sandbox_ends_its_standby(box: Any) -> None:
     assert not alive(pid)
 
 
+@contextlib.contextmanager
+def a_co(workspace: Path, body: str) -> Iterator[tuple[str, Callable[[], None]]]:
+    """A Co (a Python process with a bubblewrap sandbox ``box`` on ``workspace``) that runs
+    ``body``, which prints one line; yields that line and what kills the Co outright."""
+    require_backend("bubblewrap")
+    script = f"""
+import sys, time
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from pathlib import Path
+from shell_testlib import sandbox_for
+box = sandbox_for("bubblewrap", Path({str(workspace)!r}))
+{textwrap.dedent(body)}
+time.sleep(60)
+"""
+    co = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert co.stdout is not None
+        line = co.stdout.readline().strip()
+        if line == "none":
+            pytest.skip("no writable cgroup hierarchy here (no standby)")
+
+        def kill() -> None:
+            co.send_signal(signal.SIGKILL)
+            co.wait()
+
+        yield line, kill
+    finally:
+        co.kill()
+        co.wait()
+        reap()  # the cgroup a killed Co leaves (or a failed run), as the next Co would
+
+
 def test_a_killed_co_leaves_no_standby_and_runs_nothing(workspace: Path) -> None:
     """Co killed outright while a standby waits: its pipe closes, it exits, nothing runs."""
-    require_backend("bubblewrap")
-    here = Path(__file__).parent
-    script = textwrap.dedent(
-        f"""
-        import sys, time
-        sys.path.insert(0, {str(here)!r})
-        from pathlib import Path
-        from shell_testlib import sandbox_for
-        box = sandbox_for("bubblewrap", Path({str(workspace)!r}))
+    body = """
         if box._group() is None:
             print("none", flush=True)
         else:
@@ -195,59 +220,27 @@ def test_a_killed_co_leaves_no_standby_and_runs_nothing(workspace: Path) -> None
                     break
                 time.sleep(0.01)
             print(found[0], flush=True)
-        time.sleep(60)
         """
-    )
-    co = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert co.stdout is not None
-        line = co.stdout.readline().strip()
-        if line == "none":
-            pytest.skip("no writable cgroup hierarchy here (no standby)")
+    with a_co(workspace, body) as (line, kill):
         pid = int(line)
         assert alive(pid)
-        co.send_signal(signal.SIGKILL)
-        co.wait()
+        kill()
         assert eventually(lambda: not alive(pid)), "the standby outlived Co"
-    finally:
-        co.kill()
-        co.wait()
-        reap()  # the cgroup a killed Co leaves, as the next Co would
 
 
 def test_a_co_killed_before_its_first_command_leaves_no_cgroup(workspace: Path) -> None:
     """The cgroup and standby are made ahead of the first command (``prepare``); a Co killed
     then (while it snapshots the workspace for undo, say) has its keeper remove them."""
-    require_backend("bubblewrap")
-    here = Path(__file__).parent
-    script = textwrap.dedent(
-        f"""
-        import sys, time
-        sys.path.insert(0, {str(here)!r})
-        from pathlib import Path
-        from shell_testlib import sandbox_for
-        box = sandbox_for("bubblewrap", Path({str(workspace)!r}))
+    body = """
         box.prepare()
         group = box._group()
         print(" ".join(map(str, group.folders)) if group else "none", flush=True)
-        time.sleep(60)
         """
-    )
-    co = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert co.stdout is not None
-        line = co.stdout.readline().strip()
-        if line == "none":
-            pytest.skip("no writable cgroup hierarchy here (no standby)")
+    with a_co(workspace, body) as (line, kill):
         folders = [Path(folder) for folder in line.split()]
         assert all(folder.is_dir() for folder in folders)
-        co.send_signal(signal.SIGKILL)
-        co.wait()
+        kill()
         assert eventually(lambda: not any(f.exists() for f in folders)), "the cgroup outlived Co"
-    finally:
-        co.kill()
-        co.wait()
-        reap()  # what a failed run leaves, as the next Co would
 
 
 def test_a_command_that_comes_while_its_standby_is_made_goes_without_it(box: Any) -> None:
